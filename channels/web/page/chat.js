@@ -1,0 +1,456 @@
+/* global document, window, localStorage, fetch, EventSource, URL, crypto, setTimeout */
+/**
+ * The web chat page. Plain browser JavaScript, no build step.
+ *
+ * - The conversation id comes from `?c=`, else localStorage, else is made up and remembered.
+ * - Messages are POSTed with a client message id; a network error is retried once with the same
+ *   id, so the server can drop the repeat.
+ * - Replies arrive over Server-Sent Events; the browser resends Last-Event-ID when it reconnects,
+ *   and events are also deduplicated here by stream id and by (turnId, partId).
+ * - Model text is only ever put into the page as text nodes, never as HTML.
+ */
+
+const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const STORAGE_KEY = 'switchboard.web.conversationId';
+/** Turn states after which a turn shows no working indicator. */
+const SETTLED_STATES = new Set(['complete', 'clarifying', 'error', 'passed']);
+/** Turn states that show the working indicator, with its wording. */
+const WORKING_STATES = new Map([
+  ['awaiting', 'Working…'],
+  ['delegated', 'Working…'],
+  ['suspended', 'Waiting for approval…'],
+]);
+const RECONNECT_AFTER_CLOSE_MS = 3000;
+
+const elements = {
+  log: byId('log'),
+  empty: byId('empty'),
+  banner: byId('config-banner'),
+  connection: byId('connection'),
+  form: byId('composer'),
+  input: byId('message'),
+  newConversation: byId('new-conversation'),
+  conversationLabel: byId('conversation-label'),
+};
+
+const conversationId = chooseConversation();
+const apiBase = '/api/chat/' + encodeURIComponent(conversationId);
+
+/** Stream ids already handled. */
+const seenEvents = new Set();
+/** `turnId␀partId` of parts already rendered. */
+const seenParts = new Set();
+/** The person's messages by message id. */
+const messages = new Map();
+/** Reply containers by turn id. */
+const turns = new Map();
+let lastEventId = '';
+
+function byId(id) {
+  const element = document.getElementById(id);
+  if (element === null) throw new Error('The page lacks #' + id);
+  return element;
+}
+
+function randomId() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+function remember(id) {
+  try {
+    localStorage.setItem(STORAGE_KEY, id);
+  } catch {
+    // Storage can be unavailable (private mode); the id then lives as long as the page.
+  }
+}
+
+function chooseConversation() {
+  const fromQuery = new URL(window.location.href).searchParams.get('c');
+  if (fromQuery !== null && CONVERSATION_ID.test(fromQuery)) {
+    remember(fromQuery);
+    return fromQuery;
+  }
+  let stored;
+  try {
+    stored = localStorage.getItem(STORAGE_KEY);
+  } catch {
+    stored = null;
+  }
+  if (stored !== null && CONVERSATION_ID.test(stored)) return stored;
+  const fresh = randomId();
+  remember(fresh);
+  return fresh;
+}
+
+/** Creates an element with a class name and, optionally, text content. */
+function make(tag, className, text) {
+  const element = document.createElement(tag);
+  if (className) element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+/** Appends text as paragraphs (blank lines) and line breaks (single newlines), as text nodes only. */
+function appendText(container, text) {
+  const paragraphs = text.replace(/\r\n?/g, '\n').trim().split(/\n[ \t]*\n+/);
+  for (const paragraph of paragraphs) {
+    const p = make('p');
+    paragraph.split('\n').forEach((line, index) => {
+      if (index > 0) p.append(make('br'));
+      p.append(document.createTextNode(line));
+    });
+    container.append(p);
+  }
+}
+
+function isNearBottom() {
+  const { scrollTop, scrollHeight, clientHeight } = elements.log;
+  return scrollHeight - scrollTop - clientHeight < 80;
+}
+
+/** Adds a node at the end of the conversation, following it if the reader was at the bottom. */
+function addToLog(node) {
+  const follow = isNearBottom();
+  elements.empty.hidden = true;
+  elements.log.append(node);
+  if (follow) elements.log.scrollTop = elements.log.scrollHeight;
+}
+
+/* ---------- the person's messages ---------- */
+
+function setMessageState(entry, state, problem) {
+  entry.element.dataset.state = state;
+  const meta = entry.meta;
+  meta.replaceChildren();
+  if (state === 'sending') meta.append('Sending…');
+  if (state === 'failed') {
+    meta.append('Not sent' + (problem ? ': ' + problem : '') + '.');
+    const retry = make('button', '', 'Retry');
+    retry.type = 'button';
+    retry.addEventListener('click', () => {
+      void deliver(entry);
+    });
+    meta.append(retry);
+  }
+}
+
+function renderMessage(messageId, text, clientId) {
+  const existing = messages.get(messageId);
+  if (existing) return existing;
+  const element = make('article', 'message-person');
+  element.dataset.messageId = messageId;
+  element.setAttribute('aria-label', 'You');
+  const bubble = make('div', 'bubble');
+  appendText(bubble, text);
+  const meta = make('p', 'message-meta');
+  element.append(bubble, meta);
+  const entry = { element, meta, text, clientId, state: 'sent' };
+  messages.set(messageId, entry);
+  addToLog(element);
+  return entry;
+}
+
+async function postOnce(entry) {
+  return fetch(apiBase + '/messages', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text: entry.text, id: entry.clientId }),
+  });
+}
+
+async function problemOf(response) {
+  try {
+    const body = await response.json();
+    if (body && body.error && typeof body.error.message === 'string') return body.error.message;
+  } catch {
+    // Not JSON: fall through to the status.
+  }
+  return 'the server answered ' + response.status;
+}
+
+/** Sends a message; a network error is retried once with the same client id. */
+async function deliver(entry) {
+  entry.state = 'sending';
+  setMessageState(entry, 'sending');
+  let response;
+  try {
+    response = await postOnce(entry);
+  } catch {
+    try {
+      response = await postOnce(entry);
+    } catch {
+      entry.state = 'failed';
+      setMessageState(entry, 'failed', 'no connection');
+      return;
+    }
+  }
+  if (response.status === 202) {
+    entry.state = 'sent';
+    setMessageState(entry, 'sent');
+  } else {
+    entry.state = 'failed';
+    setMessageState(entry, 'failed', await problemOf(response));
+  }
+}
+
+function sendMessage(text) {
+  const clientId = randomId();
+  const entry = renderMessage('web:' + conversationId + ':' + clientId, text, clientId);
+  elements.log.scrollTop = elements.log.scrollHeight;
+  void deliver(entry);
+}
+
+/* ---------- replies ---------- */
+
+function turnFor(turnId) {
+  let turn = turns.get(turnId);
+  if (turn) return turn;
+  const element = make('article', 'turn');
+  element.dataset.turnId = turnId;
+  element.setAttribute('aria-label', 'Reply');
+  const body = make('div', 'turn-body');
+  const status = make('p', 'turn-status');
+  status.hidden = true;
+  const working = make('p', 'working');
+  working.hidden = true;
+  working.append(make('span', 'spinner'), make('span', 'working-text'));
+  element.append(body, status, working);
+  turn = { element, body, status, working };
+  turns.set(turnId, turn);
+  addToLog(element);
+  return turn;
+}
+
+function applyTurnState(turn, turnState) {
+  turn.element.dataset.turnState = turnState;
+  if (SETTLED_STATES.has(turnState)) {
+    turn.working.hidden = true;
+    turn.status.hidden = true;
+    turn.status.textContent = '';
+    return;
+  }
+  const wording = WORKING_STATES.get(turnState);
+  if (wording !== undefined) {
+    turn.working.lastChild.textContent = wording;
+    turn.working.hidden = false;
+  }
+}
+
+function summarise(value, limit) {
+  let text;
+  try {
+    text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  } catch {
+    text = String(value);
+  }
+  if (text === undefined) return '';
+  return text.length > limit ? text.slice(0, limit) + '…' : text;
+}
+
+function firstString(...values) {
+  return values.find((value) => typeof value === 'string' && value.length > 0);
+}
+
+function labelled(className, label, text) {
+  const element = make('div', 'part ' + className);
+  element.append(make('span', 'part-label', label));
+  appendText(element, text);
+  return element;
+}
+
+function approvalCard(part, text) {
+  const data = part.data && typeof part.data === 'object' ? part.data : {};
+  const card = make('section', 'part part-approval');
+  card.setAttribute('aria-label', 'Approval request');
+  const title = make('p', 'approval-title', 'Approval needed: ');
+  title.append(make('code', '', firstString(data.toolName, data.tool, data.name) || 'a tool call'));
+  card.append(title);
+  if (text) appendText(card, text);
+  const args = data.arguments !== undefined ? data.arguments : data.args !== undefined ? data.args : data.input;
+  if (args !== undefined) card.append(make('pre', 'approval-args', summarise(args, 800)));
+  const actions = make('div', 'approval-actions');
+  for (const label of ['Approve', 'Deny']) {
+    const button = make('button', '', label);
+    button.type = 'button';
+    button.disabled = true;
+    actions.append(button);
+  }
+  actions.append(make('p', 'approval-note', 'Deciding from this page is not available yet; answer from another channel.'));
+  card.append(actions);
+  return card;
+}
+
+function renderPart(event, streamId) {
+  const key = event.turnId + '\u0000' + event.partId;
+  if (seenParts.has(key)) return;
+  seenParts.add(key);
+  const part = event.part || { metadata: {} };
+  const partType = part.metadata && part.metadata.partType;
+  const text = typeof part.text === 'string' ? part.text : '';
+  const turn = turnFor(event.turnId);
+  let node = null;
+  switch (partType) {
+    case 'ack':
+      node = make('p', 'part part-ack', text);
+      break;
+    case 'thinking':
+    case 'progress':
+      // Transient: replaces the previous status line, cleared when the turn settles.
+      turn.status.textContent = text || summarise(part.data, 200);
+      turn.status.dataset.partType = partType;
+      turn.status.hidden = false;
+      break;
+    case 'response':
+      node = make('div', 'part part-response');
+      appendText(node, text);
+      break;
+    case 'clarify':
+      node = labelled('part-clarify', 'Question', text);
+      break;
+    case 'error':
+      node = labelled('part-error', 'Something went wrong', text);
+      node.setAttribute('role', 'alert');
+      break;
+    case 'approval-request':
+      node = approvalCard(part, text);
+      break;
+    default:
+      break; // Not shown in the chat panel (envelope parts and the like).
+  }
+  if (node !== null) {
+    node.dataset.partId = event.partId;
+    node.dataset.partType = partType;
+    if (streamId) node.dataset.streamId = streamId;
+    const follow = isNearBottom();
+    turn.body.append(node);
+    if (follow) elements.log.scrollTop = elements.log.scrollHeight;
+  }
+  applyTurnState(turn, event.turnState);
+}
+
+function onEvent(kind, message) {
+  const streamId = message.lastEventId;
+  if (streamId) {
+    if (seenEvents.has(streamId)) return;
+    seenEvents.add(streamId);
+    lastEventId = streamId;
+  }
+  let event;
+  try {
+    event = JSON.parse(message.data);
+  } catch {
+    return;
+  }
+  if (!event || typeof event !== 'object') return;
+  if (kind === 'message') {
+    const entry = renderMessage(event.messageId, event.text, undefined);
+    if (entry.state !== 'sent') {
+      entry.state = 'sent';
+      setMessageState(entry, 'sent');
+    }
+  } else if (kind === 'part') {
+    renderPart(event, streamId);
+  } else if (kind === 'turn') {
+    if (turns.has(event.turnId) || !SETTLED_STATES.has(event.turnState)) applyTurnState(turnFor(event.turnId), event.turnState);
+  }
+}
+
+/* ---------- connection ---------- */
+
+function setConnection(state, text) {
+  elements.connection.dataset.state = state;
+  elements.connection.textContent = text;
+}
+
+function connect() {
+  // The browser sends Last-Event-ID on its own reconnects; `after` covers a fresh EventSource.
+  const query = lastEventId ? '?after=' + encodeURIComponent(lastEventId) : '';
+  const source = new EventSource(apiBase + '/events' + query);
+  source.addEventListener('open', () => {
+    setConnection('connected', 'Connected');
+  });
+  for (const kind of ['message', 'part', 'turn']) {
+    source.addEventListener(kind, (message) => {
+      onEvent(kind, message);
+    });
+  }
+  source.addEventListener('error', () => {
+    if (source.readyState === EventSource.CLOSED) {
+      // The browser gave up (e.g. the server answered an error): try again ourselves.
+      setConnection('offline', 'Offline, retrying…');
+      setTimeout(connect, RECONNECT_AFTER_CLOSE_MS);
+    } else {
+      setConnection('reconnecting', 'Reconnecting…');
+    }
+  });
+}
+
+/* ---------- configuration banner ---------- */
+
+async function showConfiguration() {
+  let status;
+  try {
+    const response = await fetch('/api/chat/config');
+    if (!response.ok) return;
+    status = await response.json();
+  } catch {
+    return;
+  }
+  if (!status || status.modelConfigured !== false) return;
+  const missing = Array.isArray(status.missing) ? status.missing.filter((name) => typeof name === 'string') : [];
+  const first = make('p');
+  first.append(make('strong', '', 'No model is configured, so nobody will answer yet. '));
+  first.append('Set ', make('code', '', 'ANTHROPIC_API_KEY'), ' (and ', make('code', '', 'ANTHROPIC_BASE_URL'));
+  first.append(' for an Anthropic-compatible server), then restart switchboard.');
+  elements.banner.replaceChildren(first);
+  if (missing.length > 0) {
+    const second = make('p', '', 'Missing: ');
+    missing.forEach((name, index) => {
+      if (index > 0) second.append(', ');
+      second.append(make('code', '', name));
+    });
+    elements.banner.append(second);
+  }
+  elements.banner.hidden = false;
+}
+
+/* ---------- composer ---------- */
+
+function fitInput() {
+  elements.input.style.height = 'auto';
+  elements.input.style.height = String(elements.input.scrollHeight + 2) + 'px';
+}
+
+elements.form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = elements.input.value.trim();
+  if (text.length === 0) return;
+  elements.input.value = '';
+  fitInput();
+  sendMessage(text);
+  elements.input.focus();
+});
+
+elements.input.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    elements.form.requestSubmit();
+  }
+});
+
+elements.input.addEventListener('input', fitInput);
+
+elements.newConversation.addEventListener('click', () => {
+  const url = new URL(window.location.href);
+  url.searchParams.set('c', randomId());
+  window.location.assign(url.toString());
+});
+
+elements.conversationLabel.textContent = 'Conversation ' + conversationId.slice(0, 8) + '.';
+elements.conversationLabel.title = conversationId;
+setConnection('connecting', 'Connecting…');
+connect();
+void showConfiguration();
+elements.input.focus();

@@ -1,0 +1,182 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
+import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
+import { useRedisClients } from '../../test/web/redis-client.ts';
+import { openSse, type SseClient } from '../../test/web/sse-client.ts';
+import type { WebChatEvent } from './web-chat-event.ts';
+import { createWebEventStore, type WebEventStore } from './web-event-store.ts';
+import { createWebRoutes } from './web-routes.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const connect = useRedisClients(redisUrl);
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function makeStore(): Promise<WebEventStore> {
+  const store = createWebEventStore({ redis: await connect(), keyPrefix: prefix() });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+async function serve(store: WebEventStore, heartbeatMs = 60_000): Promise<TestServer> {
+  const routes = createWebRoutes({
+    store,
+    tenantId: 't',
+    heartbeatMs,
+    status: () => ({ modelConfigured: true }),
+    enqueue: () => Promise.resolve({ duplicate: false }),
+  });
+  const server = await startTestServer(routes);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+async function open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+  const client = await openSse(url, headers);
+  cleanups.push(() => {
+    client.close();
+  });
+  return client;
+}
+
+function part(partId: string, text = partId, turnState = 'awaiting'): WebChatEvent {
+  return { type: 'part', turnId: 'turn-1', partId, turnState, part: { text, metadata: { partType: 'thinking' } } };
+}
+
+async function appendParts(store: WebEventStore, conversationId: string, partIds: readonly string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const partId of partIds) ids.push((await store.append(conversationId, part(partId), partId)).id);
+  return ids;
+}
+
+function partIdsOf(client: SseClient): string[] {
+  return client.events.map((event) => (JSON.parse(event.data) as { partId?: string }).partId ?? '?');
+}
+
+describe('GET /api/chat/:conversationId/events', () => {
+  it('sends retry, the whole history, then live events, each with its stream id and type', async () => {
+    const store = await makeStore();
+    const server = await serve(store);
+    const ids = await appendParts(store, 'conv', ['a', 'b']);
+    const client = await open(`${server.url}/api/chat/conv/events`);
+    expect(client.response.status).toBe(200);
+    expect(client.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(client.response.headers.get('cache-control')).toBe('no-cache');
+    expect(client.response.headers.get('x-accel-buffering')).toBe('no');
+    await client.waitForEvents(2);
+    expect(client.retryMs).toBe(2000);
+    const live = await store.append('conv', { type: 'turn', turnId: 'turn-1', turnState: 'complete' }, 'settled');
+    await client.waitForEvents(3);
+    expect(client.events).toEqual([
+      { id: ids[0], event: 'part', data: JSON.stringify(part('a')) },
+      { id: ids[1], event: 'part', data: JSON.stringify(part('b')) },
+      { id: live.id, event: 'turn', data: JSON.stringify({ type: 'turn', turnId: 'turn-1', turnState: 'complete' }) },
+    ]);
+  });
+
+  it('resumes after Last-Event-ID, which wins over ?after=', async () => {
+    const store = await makeStore();
+    const server = await serve(store);
+    const ids = await appendParts(store, 'conv', ['a', 'b', 'c']);
+    const byHeader = await open(`${server.url}/api/chat/conv/events?after=${ids[0] ?? ''}`, { 'last-event-id': ids[1] ?? '' });
+    const byQuery = await open(`${server.url}/api/chat/conv/events?after=${ids[0] ?? ''}`);
+    await byHeader.waitForEvents(1);
+    await byQuery.waitForEvents(2);
+    await appendParts(store, 'conv', ['d']);
+    await byHeader.waitForEvents(2);
+    await byQuery.waitForEvents(3);
+    expect(partIdsOf(byHeader)).toEqual(['c', 'd']);
+    expect(partIdsOf(byQuery)).toEqual(['b', 'c', 'd']);
+  });
+
+  it('loses and repeats nothing appended between subscribing and reading the backlog', async () => {
+    const store = await makeStore();
+    let releaseBacklog = (): void => undefined;
+    const backlogGate = new Promise<void>((resolve) => {
+      releaseBacklog = resolve;
+    });
+    let reading: () => void = () => undefined;
+    const readStarted = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
+    let firstRead = true;
+    const slowStore: WebEventStore = {
+      ...store,
+      readAfter: async (conversationId, afterId, count) => {
+        if (firstRead) {
+          firstRead = false;
+          reading();
+          await backlogGate;
+        }
+        return store.readAfter(conversationId, afterId, count);
+      },
+    };
+    const server = await serve(slowStore);
+    await appendParts(store, 'conv', ['old-1', 'old-2']);
+    const client = await open(`${server.url}/api/chat/conv/events`);
+    await readStarted;
+    // Subscribed, backlog not read yet: these go both to the live buffer and into the backlog.
+    await appendParts(store, 'conv', ['gap-1', 'gap-2']);
+    await expect.poll(() => store.readAfter('conv', '0', 10).then((stored) => stored.length)).toBe(4);
+    releaseBacklog();
+    await client.waitForEvents(4);
+    await appendParts(store, 'conv', ['live-1']);
+    await client.waitForEvents(5);
+    await appendParts(store, 'conv', ['last']);
+    await client.waitFor((sse) => partIdsOf(sse).includes('last'));
+    expect(partIdsOf(client)).toEqual(['old-1', 'old-2', 'gap-1', 'gap-2', 'live-1', 'last']);
+    const ids = client.events.map((event) => event.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('sends heartbeats and repairs a live event lost on pub/sub at the next one', async () => {
+    const store = await makeStore();
+    const lossyStore: WebEventStore = {
+      ...store,
+      subscribe: (conversationId, listener) =>
+        store.subscribe(conversationId, (stored) => {
+          if (stored.event.type === 'part' && stored.event.partId === 'lost') return;
+          listener(stored);
+        }),
+    };
+    const server = await serve(lossyStore, 50);
+    const client = await open(`${server.url}/api/chat/conv/events`);
+    await client.waitFor((sse) => sse.comments.includes('heartbeat'));
+    await appendParts(store, 'conv', ['lost', 'after-lost']);
+    await client.waitForEvents(2);
+    expect(partIdsOf(client)).toEqual(['lost', 'after-lost']);
+  });
+
+  it('answers 400 to a bad resume point or conversation id', async () => {
+    const store = await makeStore();
+    const server = await serve(store);
+    const badHeader = await fetch(`${server.url}/api/chat/conv/events`, { headers: { 'last-event-id': 'yesterday' } });
+    expect(badHeader.status).toBe(400);
+    expect(((await badHeader.json()) as { error: { code: string } }).error.code).toBe('http.bad_request');
+    expect((await fetch(`${server.url}/api/chat/conv/events?after=12`)).status).toBe(400);
+    expect((await fetch(`${server.url}/api/chat/bad.id/events`)).status).toBe(400);
+  });
+
+  it('answers 503 when it cannot subscribe', async () => {
+    const store = await makeStore();
+    const server = await serve({ ...store, subscribe: () => Promise.reject(new Error('no redis')) });
+    const response = await fetch(`${server.url}/api/chat/conv/events`);
+    expect(response.status).toBe(503);
+  });
+
+  it('unsubscribes when the client goes away', async () => {
+    const redis = await connect();
+    const store = await makeStore();
+    const server = await serve(store);
+    const channel = `${prefix()}:web-live:conv`;
+    const client = await open(`${server.url}/api/chat/conv/events`);
+    await client.waitFor((sse) => sse.retryMs !== undefined);
+    expect(await redis.pubsub('NUMSUB', channel)).toEqual([channel, 1]);
+    client.close();
+    await expect.poll(() => redis.pubsub('NUMSUB', channel), { timeout: 10_000 }).toEqual([channel, 0]);
+  });
+});

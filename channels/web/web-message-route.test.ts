@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Injection } from '../../src/runtime/injection.ts';
+import { SwitchboardError } from '../../src/protocol/errors.ts';
+import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
+import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
+import { useRedisClients } from '../../test/web/redis-client.ts';
+import { createWebEventStore, type WebEventStore } from './web-event-store.ts';
+import { createWebRoutes } from './web-routes.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const connect = useRedisClients(redisUrl);
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Setup {
+  readonly server: TestServer;
+  readonly store: WebEventStore;
+  readonly enqueued: Injection[];
+  failEnqueue: boolean;
+}
+
+async function setup(): Promise<Setup> {
+  const store = createWebEventStore({ redis: await connect(), keyPrefix: prefix() });
+  cleanups.push(() => store.close());
+  const seen = new Set<string>();
+  const state = { enqueued: [] as Injection[], failEnqueue: false };
+  const routes = createWebRoutes({
+    store,
+    tenantId: 'tenant-1',
+    clock: () => NOW,
+    status: () => ({ modelConfigured: true }),
+    enqueue: (injection) => {
+      if (state.failEnqueue) return Promise.reject(new SwitchboardError('queue.closed', 'The queue is closed.'));
+      state.enqueued.push(injection);
+      const duplicate = seen.has(injection.id);
+      seen.add(injection.id);
+      return Promise.resolve({ duplicate });
+    },
+  });
+  const server = await startTestServer(routes);
+  cleanups.push(() => server.close());
+  return Object.assign(state, { server, store });
+}
+
+function post(server: TestServer, conversationId: string, body: string): Promise<Response> {
+  return fetch(`${server.url}/api/chat/${conversationId}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+}
+
+describe('POST /api/chat/:conversationId/messages', () => {
+  it('enqueues an injection, echoes the message and answers 202', async () => {
+    const { server, store, enqueued } = await setup();
+    const response = await post(server, 'conv-1', JSON.stringify({ text: '  Find me a flight to Lisbon  ', id: 'client-1' }));
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ id: 'web:conv-1:client-1', duplicate: false });
+    expect(enqueued).toEqual([
+      {
+        id: 'web:conv-1:client-1',
+        kind: 'message',
+        channel: 'web',
+        tenantId: 'tenant-1',
+        conversationKey: 'conv-1',
+        sender: { id: 'web:conv-1', verified: false },
+        text: 'Find me a flight to Lisbon',
+        replyTo: { channel: 'web', address: 'conv-1' },
+        receivedAt: NOW.toISOString(),
+      },
+    ]);
+    const stored = await store.readAfter('conv-1', '0', 10);
+    expect(stored.map((entry) => entry.event)).toEqual([
+      { type: 'message', messageId: 'web:conv-1:client-1', text: 'Find me a flight to Lisbon', sender: 'web:conv-1' },
+    ]);
+  });
+
+  it('makes up a message id when the client gives none', async () => {
+    const { server, enqueued } = await setup();
+    const response = await post(server, 'conv-1', JSON.stringify({ text: 'hello' }));
+    expect(response.status).toBe(202);
+    const body = (await response.json()) as { id: string };
+    expect(body.id).toMatch(/^web:conv-1:[0-9a-f-]{36}$/);
+    expect(enqueued[0]?.id).toBe(body.id);
+  });
+
+  it('answers a retry with the same client id as a duplicate and echoes once', async () => {
+    const { server, store } = await setup();
+    const body = JSON.stringify({ text: 'hello', id: 'retry-me' });
+    expect(await (await post(server, 'conv-1', body)).json()).toEqual({ id: 'web:conv-1:retry-me', duplicate: false });
+    expect(await (await post(server, 'conv-1', body)).json()).toEqual({ id: 'web:conv-1:retry-me', duplicate: true });
+    expect(await store.readAfter('conv-1', '0', 10)).toHaveLength(1);
+  });
+
+  it.each([
+    ['bad JSON', 'conv-1', '{"text": "unterminated'],
+    ['a body that is not an object', 'conv-1', '["hello"]'],
+    ['no text', 'conv-1', '{}'],
+    ['text that is not a string', 'conv-1', '{"text": 5}'],
+    ['empty text', 'conv-1', '{"text": "   \\n  "}'],
+    ['text over 8000 characters', 'conv-1', JSON.stringify({ text: 'x'.repeat(8001) })],
+    ['a bad client id', 'conv-1', JSON.stringify({ text: 'hi', id: 'has:colon' })],
+    ['a conversation id with a dot', 'conv.1', '{"text": "hi"}'],
+    ['a conversation id with an encoded colon', 'a%3Ab', '{"text": "hi"}'],
+    ['a conversation id over 64 characters', 'c'.repeat(65), '{"text": "hi"}'],
+  ])('answers 400 to %s and accepts nothing', async (_label, conversationId, body) => {
+    const { server, store, enqueued } = await setup();
+    const response = await post(server, conversationId, body);
+    expect(response.status).toBe(400);
+    const answer = (await response.json()) as { error: { code: string; message: string } };
+    expect(answer.error.code).toBe('http.bad_request');
+    expect(answer.error.message.length).toBeGreaterThan(0);
+    expect(enqueued).toEqual([]);
+    expect(await store.readAfter('conv-1', '0', 10)).toEqual([]);
+  });
+
+  it('accepts exactly 8000 characters', async () => {
+    const { server } = await setup();
+    expect((await post(server, 'conv-1', JSON.stringify({ text: 'y'.repeat(8000) }))).status).toBe(202);
+  });
+
+  it('answers 503 and stores no echo when the enqueue fails', async () => {
+    const setupResult = await setup();
+    setupResult.failEnqueue = true;
+    const response = await post(setupResult.server, 'conv-1', JSON.stringify({ text: 'hello', id: 'lost' }));
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
+    const answer = (await response.json()) as { error: { code: string; details: { retryable: boolean } } };
+    expect(answer.error.code).toBe('queue.closed');
+    expect(answer.error.details.retryable).toBe(true);
+    expect(await setupResult.store.readAfter('conv-1', '0', 10)).toEqual([]);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * `POST /api/chat/:conversationId/messages`: a message typed in the web chat. It is answered 202
+ * only after the injection was durably enqueued; then the message is echoed into the
+ * conversation's stream so every open tab shows it. The answer is `{ id, duplicate }` (plus
+ * `echoed: false` in the rare case the echo could not be stored); a failed enqueue is 503 with
+ * nothing accepted.
+ */
+
+import { randomUUID } from 'node:crypto';
+import type { Injection } from '../../src/runtime/injection.ts';
+import { readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
+import { SwitchboardError, toSwitchboardError } from '../../src/protocol/errors.ts';
+import { isConversationId } from './conversation-id.ts';
+import type { WebEventStore } from './web-event-store.ts';
+
+/** Longest message accepted after trimming, in UTF-16 code units (as the browser's `maxlength` counts). */
+export const MAX_MESSAGE_CHARS = 8000;
+
+const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Options of {@link createWebMessageRoute}. */
+export interface WebMessageRouteOptions {
+  readonly store: WebEventStore;
+  /** Durably enqueues an injection; resolves `duplicate: true` when its id was enqueued before. */
+  readonly enqueue: (injection: Injection) => Promise<{ duplicate: boolean }>;
+  readonly tenantId: string;
+  readonly clock: () => Date;
+}
+
+function badRequest(message: string, field: string): SwitchboardError {
+  return new SwitchboardError('http.bad_request', message, { details: { field } });
+}
+
+function readMessage(body: Readonly<Record<string, unknown>>): { text: string; clientId: string | undefined } {
+  const rawText = body['text'];
+  if (typeof rawText !== 'string') throw badRequest('"text" must be a string.', 'text');
+  const text = rawText.trim();
+  if (text.length === 0) throw badRequest('"text" is empty.', 'text');
+  if (text.length > MAX_MESSAGE_CHARS) {
+    throw badRequest(`"text" has ${text.length} characters; at most ${MAX_MESSAGE_CHARS} are allowed.`, 'text');
+  }
+  const rawId = body['id'];
+  if (rawId !== undefined && (typeof rawId !== 'string' || !CLIENT_MESSAGE_ID.test(rawId))) {
+    throw badRequest('"id" must be 1 to 100 characters of A-Z, a-z, 0-9, "_" and "-".', 'id');
+  }
+  return { text, clientId: rawId };
+}
+
+/** Creates the route accepting messages from the web chat page. */
+export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
+  return {
+    method: 'POST',
+    pattern: '/api/chat/:conversationId/messages',
+    async handler({ req, res, params }) {
+      const conversationId = params['conversationId'] ?? '';
+      if (!isConversationId(conversationId)) {
+        throw badRequest('The conversation id must be 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-".', 'conversationId');
+      }
+      const { text, clientId } = readMessage(await readJsonObject(req, MAX_BODY_BYTES));
+      const senderId = `web:${conversationId}`;
+      const injection: Injection = {
+        id: `web:${conversationId}:${clientId ?? randomUUID()}`,
+        kind: 'message',
+        channel: 'web',
+        tenantId: options.tenantId,
+        conversationKey: conversationId,
+        sender: { id: senderId, verified: false },
+        text,
+        replyTo: { channel: 'web', address: conversationId },
+        receivedAt: options.clock().toISOString(),
+      };
+      let duplicate: boolean;
+      try {
+        ({ duplicate } = await options.enqueue(injection));
+      } catch (thrown) {
+        const error = toSwitchboardError(thrown);
+        res.setHeader('retry-after', '2');
+        sendJson(res, 503, {
+          error: { code: error.code, message: 'The message could not be queued and was not accepted. Try again.', details: { retryable: true } },
+        });
+        return;
+      }
+      // Idempotent on the injection id: a retried POST echoes the message once. The message is
+      // accepted either way; a failed echo only means other tabs do not show it.
+      const echoed = await options.store
+        .append(conversationId, { type: 'message', messageId: injection.id, text, sender: senderId }, `echo:${injection.id}`)
+        .then(
+          () => true,
+          () => false,
+        );
+      sendJson(res, 202, echoed ? { id: injection.id, duplicate } : { id: injection.id, duplicate, echoed });
+    },
+  };
+}

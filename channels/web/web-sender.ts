@@ -1,0 +1,67 @@
+/**
+ * The outbound sender of the web chat channel: a delivery to the web is an append to the
+ * conversation's event stream, from which the page's SSE connection picks it up.
+ */
+
+import type { Destination } from '../../src/runtime/injection.ts';
+import { SwitchboardError } from '../../src/protocol/errors.ts';
+import { isConversationId } from './conversation-id.ts';
+import { checkWebChatEvent } from './web-chat-event.ts';
+import type { WebEventStore } from './web-event-store.ts';
+
+/** One delivery to the web channel. */
+export interface WebDelivery {
+  readonly channel: 'web';
+  /** `address` is the web conversation id. */
+  readonly destination: Destination;
+  /** Stable per (turn, part): a retried delivery with the same key is stored once. */
+  readonly idempotencyKey: string;
+  /** A {@link WebChatEvent}, checked before it is stored. */
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+/** Sends deliveries to web chat conversations. */
+export interface WebSender {
+  /**
+   * Appends the payload to the conversation's stream. Resolves with the stream entry id as
+   * `providerId` (the first entry's id for a repeated idempotency key). Throws
+   * `SwitchboardError('delivery.failed')`: with `details.permanent: true` for a delivery that can
+   * never succeed (bad address or payload), retryable otherwise (Redis unreachable).
+   */
+  send(delivery: WebDelivery): Promise<{ providerId: string }>;
+}
+
+/**
+ * Creates the web channel's sender over an event store.
+ *
+ * @example
+ * const sender = createWebSender(store);
+ * await sender.send({ channel: 'web', destination: { channel: 'web', address: 'c1' },
+ *   idempotencyKey: 'turn-1:part-0', payload: { type: 'turn', turnId: 'turn-1', turnState: 'complete' } });
+ */
+export function createWebSender(store: WebEventStore): WebSender {
+  return {
+    async send(delivery) {
+      const conversationId = delivery.destination.address;
+      const refuse = (problem: string): SwitchboardError =>
+        new SwitchboardError('delivery.failed', `Web delivery refused: ${problem}.`, {
+          details: { permanent: true, channel: 'web', conversationId, idempotencyKey: delivery.idempotencyKey },
+        });
+      if ((delivery.channel as string) !== 'web' || delivery.destination.channel !== 'web') throw refuse('not addressed to the web channel');
+      if (!isConversationId(conversationId)) throw refuse('the address is not a web conversation id');
+      if (delivery.idempotencyKey.length === 0) throw refuse('the idempotency key is empty');
+      const check = checkWebChatEvent(delivery.payload);
+      if (!check.ok) throw refuse(`malformed payload (${check.problem})`);
+      try {
+        const { id } = await store.append(conversationId, check.event, delivery.idempotencyKey);
+        return { providerId: id };
+      } catch (error) {
+        throw new SwitchboardError('delivery.failed', 'Could not store the web chat event.', {
+          cause: error,
+          retryable: true,
+          details: { permanent: false, channel: 'web', conversationId, idempotencyKey: delivery.idempotencyKey },
+        });
+      }
+    },
+  };
+}

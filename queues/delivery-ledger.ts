@@ -1,0 +1,152 @@
+/**
+ * The delivery ledger: one Redis hash per idempotency key, `<prefix>:delivery-ledger:<sha256>`,
+ * that records the intent to send before the provider is called and the receipt after. A retried
+ * job that finds a receipt completes with it instead of sending again; one that finds an intent
+ * without an outcome knows a worker died mid-send.
+ *
+ * States: `sending` (intent recorded, outcome unknown), `sent` (receipt recorded), `failed` (the
+ * sender reported that it did not send). Each write pushes the expiry forward to `ttlMs`.
+ */
+import type { Redis } from 'ioredis';
+import { sha256Hex } from './job-ids.ts';
+import type { SendReceipt } from './outbound-types.ts';
+import { checkPrefix } from './redis-connections.ts';
+import { defineScript, runScript } from './redis-script.ts';
+
+/**
+ * KEYS[1] ledger hash. ARGV: now, jobId, ttlMs, idempotencyKey, resendUnconfirmed ('1' or '0').
+ * Returns {'sent', receipt} | {'unconfirmed'} | {'proceed', previousState}.
+ */
+const BEGIN = defineScript(`
+local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'sent' then
+  return {'sent', redis.call('HGET', KEYS[1], 'receipt')}
+end
+if state == 'sending' and ARGV[5] ~= '1' then
+  return {'unconfirmed'}
+end
+redis.call('HSET', KEYS[1], 'state', 'sending', 'sendingSince', ARGV[1], 'jobId', ARGV[2], 'idempotencyKey', ARGV[4])
+redis.call('HINCRBY', KEYS[1], 'sendCalls', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {'proceed', state or 'new'}
+`);
+
+/** KEYS[1] ledger hash. ARGV: now, receipt JSON, ttlMs. */
+const RECORD_RECEIPT = defineScript(`
+redis.call('HSET', KEYS[1], 'state', 'sent', 'receipt', ARGV[2], 'sentAt', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`);
+
+/** KEYS[1] ledger hash. ARGV: now, error message, ttlMs. Never overwrites a receipt. */
+const RECORD_FAILURE = defineScript(`
+if redis.call('HGET', KEYS[1], 'state') == 'sent' then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'state', 'failed', 'lastError', ARGV[2], 'failedAt', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`);
+
+/** What {@link DeliveryLedger.begin} found. */
+export type LedgerBegin =
+  /** Sent before: complete with this receipt, do not send. */
+  | { readonly kind: 'sent'; readonly receipt: SendReceipt }
+  /** An earlier attempt recorded its intent but no outcome; nothing was recorded now. */
+  | { readonly kind: 'unconfirmed' }
+  /** Intent recorded now: go ahead and send. */
+  | { readonly kind: 'proceed'; readonly previous: 'new' | 'failed' | 'sending' };
+
+/** One ledger entry as stored. */
+export interface LedgerEntry {
+  readonly state: 'sending' | 'sent' | 'failed';
+  readonly idempotencyKey: string;
+  readonly jobId: string;
+  /** Times the sender was called for this key. */
+  readonly sendCalls: number;
+  readonly receipt?: SendReceipt;
+  readonly lastError?: string;
+}
+
+/** Options of {@link createDeliveryLedger}. */
+export interface DeliveryLedgerOptions {
+  /** Client for the ledger commands. Never closed by the ledger. */
+  readonly redis: Redis;
+  /** Key prefix. Default `sb`. */
+  readonly prefix?: string;
+  /** How long an entry lives after its last write, in milliseconds. Default 2592000000 (30 days). */
+  readonly ttlMs?: number;
+}
+
+/** The delivery ledger; see {@link createDeliveryLedger}. */
+export interface DeliveryLedger {
+  /**
+   * Records the intent to send `idempotencyKey` unless it was sent already, or unless an earlier
+   * intent has no outcome and `resendUnconfirmed` is false.
+   */
+  begin(idempotencyKey: string, jobId: string, resendUnconfirmed: boolean): Promise<LedgerBegin>;
+  /** Records a successful send. */
+  recordReceipt(idempotencyKey: string, receipt: SendReceipt): Promise<void>;
+  /** Records that the sender did not send; ignored if a receipt exists. */
+  recordFailure(idempotencyKey: string, message: string): Promise<void>;
+  /** The stored entry, if any. */
+  read(idempotencyKey: string): Promise<LedgerEntry | undefined>;
+}
+
+/** The Redis key of the ledger entry of `idempotencyKey`. */
+export function deliveryLedgerKey(prefix: string, idempotencyKey: string): string {
+  return `${prefix}:delivery-ledger:${sha256Hex(idempotencyKey)}`;
+}
+
+function parseReceipt(json: unknown): SendReceipt {
+  if (typeof json !== 'string') return {};
+  const value: unknown = JSON.parse(json);
+  return typeof value === 'object' && value !== null ? value : {};
+}
+
+function isState(value: string | undefined): value is LedgerEntry['state'] {
+  return value === 'sending' || value === 'sent' || value === 'failed';
+}
+
+/** Creates the delivery ledger on `options.redis`. */
+export function createDeliveryLedger(options: DeliveryLedgerOptions): DeliveryLedger {
+  const { redis } = options;
+  const prefix = checkPrefix(options.prefix);
+  const ttlMs = options.ttlMs ?? 30 * 24 * 60 * 60 * 1000;
+  const keyOf = (idempotencyKey: string): string => deliveryLedgerKey(prefix, idempotencyKey);
+
+  return {
+    async begin(idempotencyKey, jobId, resendUnconfirmed) {
+      const reply = await runScript(
+        redis,
+        BEGIN,
+        [keyOf(idempotencyKey)],
+        [Date.now(), jobId, ttlMs, idempotencyKey, resendUnconfirmed ? '1' : '0'],
+      );
+      const [kind, value] = Array.isArray(reply) ? (reply as unknown[]) : [];
+      if (kind === 'sent') return { kind, receipt: parseReceipt(value) };
+      if (kind === 'unconfirmed') return { kind };
+      const previous = value === 'failed' || value === 'sending' ? value : 'new';
+      return { kind: 'proceed', previous };
+    },
+    async recordReceipt(idempotencyKey, receipt) {
+      await runScript(redis, RECORD_RECEIPT, [keyOf(idempotencyKey)], [Date.now(), JSON.stringify(receipt), ttlMs]);
+    },
+    async recordFailure(idempotencyKey, message) {
+      await runScript(redis, RECORD_FAILURE, [keyOf(idempotencyKey)], [Date.now(), message, ttlMs]);
+    },
+    async read(idempotencyKey) {
+      const fields = await redis.hgetall(keyOf(idempotencyKey));
+      const state = fields['state'];
+      if (!isState(state)) return undefined;
+      return {
+        state,
+        idempotencyKey: fields['idempotencyKey'] ?? idempotencyKey,
+        jobId: fields['jobId'] ?? '',
+        sendCalls: Number(fields['sendCalls'] ?? 0),
+        ...(fields['receipt'] === undefined ? {} : { receipt: parseReceipt(fields['receipt']) }),
+        ...(fields['lastError'] === undefined ? {} : { lastError: fields['lastError'] }),
+      };
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * Redis connections for the queues, set up the way BullMQ's production guidance asks:
+ * producers (`Queue`) fail fast while Redis is unreachable, so a webhook answers with an error and
+ * the channel redelivers; workers (and anything that blocks) wait for Redis forever instead of
+ * dropping commands (`maxRetriesPerRequest: null`). Both reconnect with a capped exponential backoff.
+ *
+ * Every factory in `queues/` takes a {@link RedisConnectionInput}: an ioredis client the caller owns
+ * (and closes), or options for a client the factory opens itself (and closes in its `close()`).
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { SwitchboardError } from '../src/protocol/errors.ts';
+
+/** The key prefix of every queue and every key of `queues/` when none is given: `sb`. */
+export const DEFAULT_PREFIX = 'sb';
+
+/**
+ * ioredis options for a connection that a factory opens. `replyMapping` is left out: BullMQ needs
+ * ioredis' default (legacy) reply shapes.
+ */
+export type RedisConnectionOptions = Omit<RedisOptions, 'replyMapping'>;
+
+/**
+ * A Redis connection handed to a factory: either an ioredis client that the caller opened and will
+ * close, or ioredis options from which the factory opens a client that it closes itself.
+ * Redis Cluster clients are not supported.
+ */
+export type RedisConnectionInput = Redis | RedisConnectionOptions;
+
+/** What a connection is used for; decides its retry behaviour. */
+export type RedisRole = 'producer' | 'worker';
+
+/** Shape of the reconnect backoff of {@link reconnectDelayMs}. */
+export interface ReconnectBackoff {
+  /** Delay before the first reconnect attempt, in milliseconds. Default 500. */
+  readonly baseDelayMs?: number;
+  /** Upper bound of any delay, in milliseconds. Default 20000. */
+  readonly maxDelayMs?: number;
+}
+
+/**
+ * How long to wait before reconnect attempt number `attempt` (1-based): doubles from
+ * `baseDelayMs` and never exceeds `maxDelayMs`. Used as ioredis' `retryStrategy`, so the client
+ * retries for ever.
+ *
+ * @example
+ * reconnectDelayMs(1); // 500
+ * reconnectDelayMs(4); // 4000
+ * reconnectDelayMs(99); // 20000
+ */
+export function reconnectDelayMs(attempt: number, backoff: ReconnectBackoff = {}): number {
+  const base = backoff.baseDelayMs ?? 500;
+  const max = backoff.maxDelayMs ?? 20_000;
+  const exponent = Math.min(Math.max(attempt, 1) - 1, 30);
+  return Math.min(max, base * 2 ** exponent);
+}
+
+function rejectKeyPrefix(keyPrefix: unknown): void {
+  if (typeof keyPrefix === 'string' && keyPrefix !== '') {
+    throw new SwitchboardError(
+      'config.invalid',
+      'ioredis keyPrefix is not supported by BullMQ; pass the `prefix` option of the queue factories instead',
+      { details: { keyPrefix } },
+    );
+  }
+}
+
+/**
+ * ioredis options for a producer connection (one that adds jobs, e.g. from a webhook handler):
+ * `enableOfflineQueue: false` so a command fails at once while Redis is unreachable,
+ * `maxRetriesPerRequest: 1` so a command caught by a dropped connection fails after one retry, and
+ * a capped exponential reconnect (see {@link reconnectDelayMs}). Fields of `base` win except these.
+ */
+export function producerRedisOptions(
+  base: RedisConnectionOptions = {},
+  backoff: ReconnectBackoff = {},
+): RedisConnectionOptions {
+  rejectKeyPrefix(base.keyPrefix);
+  return {
+    ...withoutReplyMapping(base),
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times: number) => reconnectDelayMs(times, backoff),
+  };
+}
+
+/**
+ * ioredis options for a worker connection (BullMQ `Worker`, its blocking duplicate, session locks,
+ * the delivery ledger): `maxRetriesPerRequest: null` and the offline queue enabled, so commands
+ * wait for Redis to come back instead of failing a running job, and a capped exponential reconnect
+ * (see {@link reconnectDelayMs}). Fields of `base` win except these.
+ */
+export function workerRedisOptions(
+  base: RedisConnectionOptions = {},
+  backoff: ReconnectBackoff = {},
+): RedisConnectionOptions {
+  rejectKeyPrefix(base.keyPrefix);
+  return {
+    ...withoutReplyMapping(base),
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: null,
+    retryStrategy: (times: number) => reconnectDelayMs(times, backoff),
+  };
+}
+
+function withoutReplyMapping(options: RedisConnectionOptions): RedisConnectionOptions {
+  // A plain-JS caller may still pass it; drop it rather than change reply shapes under BullMQ.
+  const { replyMapping: _dropped, ...rest } = options as RedisOptions;
+  return rest;
+}
+
+/** A Redis client resolved from a {@link RedisConnectionInput}. */
+export interface OpenedRedis {
+  readonly client: Redis;
+  /** Whether this module opened the client (and so must close it). */
+  readonly owned: boolean;
+  /** Closes the client if it was opened here; does nothing for a client passed in. */
+  close(): Promise<void>;
+}
+
+/**
+ * Resolves a {@link RedisConnectionInput}: a client passed in is used as is (and never closed
+ * here); options open a new client with {@link producerRedisOptions} or {@link workerRedisOptions}
+ * applied according to `role`.
+ *
+ * @throws SwitchboardError `config.invalid` when the client or the options use an ioredis `keyPrefix`.
+ */
+export function openRedis(input: RedisConnectionInput, role: RedisRole): OpenedRedis {
+  if (input instanceof Redis) {
+    rejectKeyPrefix(input.options.keyPrefix);
+    return { client: input, owned: false, close: () => Promise.resolve() };
+  }
+  const client = new Redis(role === 'producer' ? producerRedisOptions(input) : workerRedisOptions(input));
+  return { client, owned: true, close: () => closeRedis(client) };
+}
+
+/**
+ * Closes a client gracefully (`QUIT`, which lets pending replies arrive) when it is connected, and
+ * drops it otherwise. Never throws.
+ */
+export async function closeRedis(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
+  }
+}
+
+/**
+ * Checks a key prefix: non-empty, without whitespace. BullMQ puts it in front of every queue key
+ * (`<prefix>:<queue>:…`) and `queues/` puts it in front of its own keys.
+ *
+ * @throws SwitchboardError `config.invalid` for an empty prefix or one with whitespace.
+ */
+export function checkPrefix(prefix: string | undefined): string {
+  const value = prefix ?? DEFAULT_PREFIX;
+  if (value === '' || /\s/.test(value)) {
+    throw new SwitchboardError('config.invalid', `Invalid queue key prefix "${value}"`, { details: { prefix: value } });
+  }
+  return value;
+}

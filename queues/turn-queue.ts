@@ -1,0 +1,211 @@
+/**
+ * The turn queue: a job asks "run the session's turn"; the turn drains the session's mailbox.
+ * At most one turn per session runs at a time across every worker process, enforced by a session
+ * lock (see `session-lock.ts`), while other sessions run in parallel up to each worker's
+ * concurrency. A job whose session is busy does not wait in its slot: it goes back to the delayed
+ * set for a short, jittered moment (not counted as an attempt) and the slot takes another job.
+ *
+ * Ordering within a session is the mailbox's job, not the queue's.
+ *
+ * If a worker process dies mid-turn, BullMQ's stalled-job check puts the job back (after the job
+ * lock, `jobLockDurationMs`, runs out and the next check, every `stalledIntervalMs`), and another
+ * worker runs it once the dead holder's session lock has expired (`lockTtlMs`).
+ */
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { SwitchboardError } from '../src/protocol/errors.ts';
+import { turnJobId } from './job-ids.ts';
+import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
+import { createSessionLock } from './session-lock.ts';
+
+/** Name of the turn BullMQ queue (its keys are `<prefix>:turns:…`). */
+export const TURN_QUEUE_NAME = 'turns';
+
+const JOB_NAME = 'turn';
+
+interface TurnJobData {
+  readonly sessionId: string;
+}
+
+/** Options of {@link createTurnQueue}. */
+export interface TurnQueueOptions {
+  /**
+   * Redis for the producer. A client passed in is used as is and not closed; options open a
+   * fail-fast producer client, closed by `close()`.
+   */
+  readonly connection: RedisConnectionInput;
+  /** Key prefix of the queue. Default `sb`. */
+  readonly prefix?: string;
+  /** Tries per turn job, the first included (busy-session requeues do not count). Default 3. */
+  readonly attempts?: number;
+  /** Delay before the first retry, in milliseconds; doubles on each further retry. Default 1000. */
+  readonly backoffDelayMs?: number;
+  /**
+   * How long a completed turn job is kept, in milliseconds; while kept, scheduling the same key
+   * again adds nothing. Default 3600000 (1 hour). Removal is lazy, so a job may stay longer.
+   */
+  readonly keepCompletedMs?: number;
+  /** At most this many completed turn jobs are kept. Default 10000. */
+  readonly keepCompletedJobs?: number;
+}
+
+/** The producer side of the turn queue. */
+export interface TurnQueue {
+  /**
+   * Asks for a turn of `sessionId`. `key` names the reason, e.g. the injection id: scheduling the
+   * same key again while its job is queued, running, failed or kept completed adds nothing.
+   * Rejects with a `queue.closed` {@link SwitchboardError} after `close()`.
+   */
+  schedule(sessionId: string, key: string): Promise<void>;
+  /** Closes the queue, and the Redis client if it was opened from options. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the producer side of the turn queue.
+ *
+ * @example
+ * const turns = createTurnQueue({ connection: redis });
+ * await turns.schedule(sessionId, injection.id);
+ */
+export function createTurnQueue(options: TurnQueueOptions): TurnQueue {
+  const prefix = checkPrefix(options.prefix);
+  const redis = openRedis(options.connection, 'producer');
+  const queue = new Queue<TurnJobData>(TURN_QUEUE_NAME, { connection: redis.client, prefix });
+  const jobOptions = {
+    attempts: options.attempts ?? 3,
+    backoff: { type: 'exponential', delay: options.backoffDelayMs ?? 1000 },
+    removeOnComplete: {
+      age: Math.ceil((options.keepCompletedMs ?? 60 * 60 * 1000) / 1000),
+      count: options.keepCompletedJobs ?? 10_000,
+    },
+    removeOnFail: false,
+  } as const;
+  let closing: Promise<void> | undefined;
+
+  return {
+    async schedule(sessionId, key) {
+      if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The turn queue is closed');
+      await queue.add(JOB_NAME, { sessionId }, { ...jobOptions, jobId: turnJobId(key) });
+    },
+    close() {
+      closing ??= (async () => {
+        try {
+          await queue.close();
+        } finally {
+          await redis.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+/** What a turn gets besides its session id. */
+export interface TurnLease {
+  /**
+   * Aborted when the turn must stop: its session lock was lost (reason: `session.lock_lost`
+   * {@link SwitchboardError}) or BullMQ cancelled the job.
+   */
+  readonly signal: AbortSignal;
+}
+
+/** Options of {@link createTurnWorker}. */
+export interface TurnWorkerOptions {
+  /**
+   * Redis for the worker and the session locks. A client passed in must have
+   * `maxRetriesPerRequest: null` and is not closed; options open such a client, closed by
+   * `close()`. BullMQ opens its own blocking duplicate either way.
+   */
+  readonly connection: RedisConnectionInput;
+  /** Key prefix of the queue and the session locks. Default `sb`. */
+  readonly prefix?: string;
+  /** Turns run at the same time by this worker (each of a different session). Default 16. */
+  readonly concurrency?: number;
+  /** Session lock lifetime without a heartbeat, in milliseconds; heartbeat every third. Default 30000. */
+  readonly lockTtlMs?: number;
+  /**
+   * Base delay before a job whose session is busy is tried again, in milliseconds; a random extra
+   * of up to the same amount is added so waiting jobs spread out. Default 50.
+   */
+  readonly busyRetryDelayMs?: number;
+  /** BullMQ job lock duration (`lockDuration`), renewed by BullMQ every half, in milliseconds. Default 15000. */
+  readonly jobLockDurationMs?: number;
+  /** Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds. Default 15000. */
+  readonly stalledIntervalMs?: number;
+  /** Times a job may stall and be put back before it fails (`maxStalledCount`). Default 1. */
+  readonly maxStalledCount?: number;
+  /**
+   * Runs one turn of `sessionId`: drains the session's mailbox. Called only while this worker holds
+   * the session lock. A rejection retries the job with backoff until its attempts run out.
+   */
+  readonly process: (sessionId: string, lease: TurnLease) => Promise<void>;
+  /** Receives errors of the worker, its connections and lock releases. Default: ignored. */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A running turn worker. */
+export interface TurnWorker {
+  /** Stops taking jobs, waits for the running turns, closes the worker and any client it opened. */
+  close(): Promise<void>;
+}
+
+function toError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
+}
+
+/** Starts a worker on the turn queue. */
+export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
+  const prefix = checkPrefix(options.prefix);
+  const redis = openRedis(options.connection, 'worker');
+  const locks = createSessionLock({ redis: redis.client, prefix, ttlMs: options.lockTtlMs ?? 30_000 });
+  const busyRetryDelayMs = options.busyRetryDelayMs ?? 50;
+  const onError = options.onError ?? (() => undefined);
+
+  const processJob = async (job: Job<TurnJobData>, token?: string, cancel?: AbortSignal): Promise<void> => {
+    const { sessionId } = job.data;
+    if (token === undefined) {
+      throw new SwitchboardError('internal', 'BullMQ gave the turn processor no job token');
+    }
+    const lease = await locks.tryAcquire(sessionId);
+    if (lease === undefined) {
+      const delay = busyRetryDelayMs + Math.floor(Math.random() * (busyRetryDelayMs + 1));
+      await job.moveToDelayed(Date.now() + delay, token);
+      throw new DelayedError();
+    }
+    const signal = cancel === undefined ? lease.signal : AbortSignal.any([lease.signal, cancel]);
+    try {
+      await options.process(sessionId, { signal });
+    } catch (error) {
+      throw lease.signal.aborted ? toError(lease.signal.reason) : error;
+    } finally {
+      // If the release fails the lock still expires after lockTtlMs.
+      await lease.release().catch((error: unknown) => {
+        onError(toError(error));
+      });
+    }
+  };
+
+  const worker = new Worker<TurnJobData>(TURN_QUEUE_NAME, processJob, {
+    connection: redis.client,
+    prefix,
+    concurrency: options.concurrency ?? 16,
+    lockDuration: options.jobLockDurationMs ?? 15_000,
+    stalledInterval: options.stalledIntervalMs ?? 15_000,
+    maxStalledCount: options.maxStalledCount ?? 1,
+  });
+  worker.on('error', onError);
+  let closing: Promise<void> | undefined;
+
+  return {
+    close() {
+      closing ??= (async () => {
+        try {
+          await worker.close();
+        } finally {
+          await redis.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}

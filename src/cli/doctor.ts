@@ -1,0 +1,76 @@
+import { Redis } from 'ioredis';
+import type { SwitchboardEnv } from '../config/env-types.ts';
+import { startEmbeddedRedis } from '../runtime/redis/embedded-redis.ts';
+
+/** One line of the doctor's table. */
+interface Check {
+  readonly name: string;
+  readonly status: 'ok' | 'fail' | 'off';
+  readonly detail: string;
+}
+
+async function checkRedis(env: SwitchboardEnv): Promise<Check> {
+  if (env.redis.mode === 'external') {
+    const redis = new Redis(env.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null });
+    try {
+      await redis.connect();
+      const info = await redis.info('server');
+      const version = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+      const policy = (await redis.config('GET', 'maxmemory-policy')) as string[];
+      const eviction = policy[1] ?? 'unknown';
+      const major = Number(version.split('.')[0]);
+      const minor = Number(version.split('.')[1]);
+      if (major < 6 || (major === 6 && minor < 2)) return { name: 'redis', status: 'fail', detail: `Redis ${version}: 6.2 or newer is needed` };
+      if (eviction !== 'noeviction') return { name: 'redis', status: 'fail', detail: `maxmemory-policy is ${eviction}; queues need noeviction` };
+      return { name: 'redis', status: 'ok', detail: `REDIS_URL answers, Redis ${version}, noeviction` };
+    } catch (error) {
+      return { name: 'redis', status: 'fail', detail: `REDIS_URL does not answer: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      redis.disconnect();
+    }
+  }
+  try {
+    const embedded = await startEmbeddedRedis({ dataDir: env.redis.dataDir });
+    await embedded.stop();
+    return { name: 'redis', status: 'ok', detail: `a private redis-server starts (data in ${env.redis.dataDir})` };
+  } catch (error) {
+    return { name: 'redis', status: 'fail', detail: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function checkModel(env: SwitchboardEnv): Promise<Check> {
+  const { apiKey, baseUrl } = env.anthropic;
+  if (apiKey === undefined && baseUrl === 'https://api.anthropic.com') {
+    return { name: 'model', status: 'fail', detail: 'set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for an Anthropic-compatible server)' };
+  }
+  try {
+    const response = await fetch(`${baseUrl}/v1/models?limit=1`, {
+      headers: { 'x-api-key': apiKey ?? '', 'anthropic-version': '2023-06-01' },
+      signal: AbortSignal.timeout(5000),
+    });
+    if (response.status === 401 || response.status === 403) return { name: 'model', status: 'fail', detail: `${baseUrl} refused the API key (HTTP ${response.status})` };
+    if (!response.ok && response.status !== 404) return { name: 'model', status: 'fail', detail: `${baseUrl} answered HTTP ${response.status}` };
+    return { name: 'model', status: 'ok', detail: `${baseUrl} answers` };
+  } catch (error) {
+    return { name: 'model', status: 'fail', detail: `${baseUrl} unreachable: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+function channelChecks(env: SwitchboardEnv): Check[] {
+  const checks: Check[] = [{ name: 'channel web', status: 'ok', detail: `served at ${env.publicUrl}` }];
+  const pending = 'configured, but this version of switchboard does not run this channel yet';
+  checks.push(env.email === undefined ? { name: 'channel email', status: 'off', detail: 'IMAP_URL unset' } : { name: 'channel email', status: 'fail', detail: pending });
+  checks.push(env.sms === undefined ? { name: 'channel sms', status: 'off', detail: 'Twilio credentials unset' } : { name: 'channel sms', status: 'fail', detail: pending });
+  checks.push(env.slack === undefined ? { name: 'channel slack', status: 'off', detail: 'Slack credentials unset' } : { name: 'channel slack', status: 'fail', detail: pending });
+  return checks;
+}
+
+/** Checks Redis, the model endpoint and every channel; prints a table; resolves to the exit code. */
+export async function runDoctor(env: SwitchboardEnv, out: { write(text: string): unknown }): Promise<number> {
+  const checks = [await checkRedis(env), await checkModel(env), ...channelChecks(env)];
+  const width = Math.max(...checks.map((check) => check.name.length));
+  for (const check of checks) out.write(`${check.name.padEnd(width)}  ${check.status.toUpperCase().padEnd(4)}  ${check.detail}\n`);
+  const failed = checks.filter((check) => check.status === 'fail').length;
+  out.write(failed === 0 ? 'all checks passed\n' : `${failed} check(s) failed\n`);
+  return failed === 0 ? 0 : 1;
+}

@@ -1,0 +1,77 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { loadEnv } from '../config/env.ts';
+import type { SwitchboardEnv } from '../config/env-types.ts';
+import { SwitchboardError } from '../protocol/errors.ts';
+import { startEmbeddedRedis, type EmbeddedRedis } from '../runtime/redis/embedded-redis.ts';
+import { startService, type ServiceRole } from '../runtime/service/create-service.ts';
+import { runDoctor } from './doctor.ts';
+
+/** The repository root: the default app folder (the example app). */
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const USAGE = `usage:
+  switchboard start [--role all|web|worker]   run the service (npm start is --role all)
+  switchboard doctor                          check Redis, the model endpoint and every channel`;
+
+function parseRole(args: readonly string[]): ServiceRole {
+  const index = args.indexOf('--role');
+  const value = index === -1 ? args.find((arg) => arg.startsWith('--role='))?.slice('--role='.length) : args[index + 1];
+  if (value === undefined) return 'all';
+  if (value === 'all' || value === 'web' || value === 'worker') return value;
+  throw new SwitchboardError('config.invalid', `--role must be all, web or worker (got "${value}").`);
+}
+
+/**
+ * Runs one CLI command and resolves to the process exit code. `start` resolves only after a
+ * SIGTERM or SIGINT has stopped the service.
+ */
+export async function main(args: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>): Promise<number> {
+  const [command, ...rest] = args;
+  let env: SwitchboardEnv;
+  try {
+    env = loadEnv(rawEnv, { appDir: REPO_ROOT });
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  try {
+    if (command === 'start') return await start(env, parseRole(rest));
+    if (command === 'doctor') return await runDoctor(env, process.stdout);
+    process.stderr.write(`${USAGE}\n`);
+    return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  } catch (error) {
+    process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+async function start(env: SwitchboardEnv, role: ServiceRole): Promise<number> {
+  const logger = pino({ level: env.logLevel, base: { role } });
+  let embedded: EmbeddedRedis | undefined;
+  let redisUrl: string;
+  if (env.redis.mode === 'external') {
+    redisUrl = env.redis.url;
+  } else {
+    if (role !== 'all') {
+      throw new SwitchboardError('config.invalid', `REDIS_URL is required for --role ${role}: separate web and worker processes must share one Redis.`);
+    }
+    embedded = await startEmbeddedRedis({ dataDir: env.redis.dataDir, logger });
+    redisUrl = embedded.url;
+    logger.info({ dataDir: env.redis.dataDir, port: embedded.port }, 'started a private redis-server');
+  }
+  const service = await startService({ env, role, redisUrl, logger });
+  if (service.url !== undefined) process.stdout.write(`switchboard is running: open ${env.publicUrl === `http://localhost:${env.port}` ? service.url : env.publicUrl}\n`);
+  await new Promise<void>((resolveStop) => {
+    const stop = (signal: string): void => {
+      logger.info({ signal }, 'stopping');
+      resolveStop();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await service.close();
+  await embedded?.stop();
+  return 0;
+}

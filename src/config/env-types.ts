@@ -1,0 +1,150 @@
+import type { LogLevel } from './log-levels.ts';
+
+/**
+ * Where Redis comes from: an outside server named by `REDIS_URL`, or a private `redis-server`
+ * that switchboard starts itself when `REDIS_URL` is unset.
+ */
+export type RedisEnv =
+  | {
+      /** `REDIS_URL` is set: connect to that server. */
+      readonly mode: 'external';
+      /** The `redis://` or `rediss://` URL, as given (may hold a password: never log it). */
+      readonly url: string;
+    }
+  | {
+      /** `REDIS_URL` is unset: start a private `redis-server`. */
+      readonly mode: 'embedded';
+      /**
+       * Absolute folder for the private server's data. Default `<defaults.appDir>/.data/redis`, or
+       * `defaults.redisDataDir` when given.
+       */
+      readonly dataDir: string;
+    };
+
+/** The model endpoint (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`). */
+export interface AnthropicEnv {
+  /**
+   * `ANTHROPIC_API_KEY`. Default: unset, in which case calls to the model fail with the SDK's
+   * authentication error; `doctor` reports it.
+   */
+  readonly apiKey: string | undefined;
+  /**
+   * `ANTHROPIC_BASE_URL`, an http(s) URL without trailing slash. Default
+   * {@link DEFAULT_ANTHROPIC_BASE_URL} (the SDK's own default). Any Anthropic-compatible server
+   * works.
+   */
+  readonly baseUrl: string;
+}
+
+/** A mail server parsed from `IMAP_URL` or `SMTP_URL`. */
+export interface MailServerEnv {
+  /** Host name or IP address. */
+  readonly host: string;
+  /** TCP port. Default 143 (`imap:`), 993 (`imaps:`), 587 (`smtp:`), 465 (`smtps:`). */
+  readonly port: number;
+  /** `true` for `imaps:` / `smtps:` (TLS from the first byte); `false` for plain or STARTTLS. */
+  readonly secure: boolean;
+  /** Login user name, percent-decoded. Always set for IMAP; for SMTP unset when the URL has none. */
+  readonly user: string | undefined;
+  /** Login password, percent-decoded. A secret: never log it. */
+  readonly password: string | undefined;
+}
+
+/** The IMAP server of the email channel: a {@link MailServerEnv} with a mailbox. */
+export interface ImapEnv extends MailServerEnv {
+  /** Login user name, percent-decoded. */
+  readonly user: string;
+  /** Login password, percent-decoded. */
+  readonly password: string;
+  /** Mailbox to watch, from the URL path, percent-decoded. Default `INBOX`. */
+  readonly mailbox: string;
+}
+
+/** The email channel, on when `IMAP_URL` is set (then `SMTP_URL` is required too). */
+export interface EmailEnv {
+  /** Parsed `IMAP_URL`: where mail is read. */
+  readonly imap: ImapEnv;
+  /** Parsed `SMTP_URL`: where replies are sent. */
+  readonly smtp: MailServerEnv;
+  /**
+   * `EMAIL_FROM`, the bot's `From:` header, e.g. `Concierge <bot@example.com>`. Default: the IMAP
+   * user, which must then be an email address.
+   */
+  readonly from: string;
+  /** The bare address inside {@link EmailEnv.from}, e.g. `bot@example.com`. */
+  readonly fromAddress: string;
+}
+
+/** The SMS channel, on when both `TWILIO_ACCOUNT_SID` and `TWILIO_AUTH_TOKEN` are set. */
+export interface SmsEnv {
+  /** `TWILIO_ACCOUNT_SID`: `AC` followed by 32 hex digits. */
+  readonly accountSid: string;
+  /** `TWILIO_AUTH_TOKEN`. A secret; also the key of `X-Twilio-Signature` checks. */
+  readonly authToken: string;
+  /**
+   * `TWILIO_SMS_FROM`: an E.164 number (`+15550100`) or a Messaging Service SID (`MG` + 32 hex
+   * digits). Default: unset.
+   */
+  readonly from: string | undefined;
+  /** `TWILIO_API_URL` without trailing slash. Default {@link DEFAULT_TWILIO_API_URL}. */
+  readonly apiUrl: string;
+}
+
+/** The Slack channel, on when both `SLACK_BOT_TOKEN` and `SLACK_SIGNING_SECRET` are set. */
+export interface SlackEnv {
+  /** `SLACK_BOT_TOKEN`, starting `xoxb-`. A secret. */
+  readonly botToken: string;
+  /** `SLACK_SIGNING_SECRET`. A secret. */
+  readonly signingSecret: string;
+  /** `SLACK_APP_TOKEN`, starting `xapp-`: when set, Socket Mode instead of HTTP events. Default unset. */
+  readonly appToken: string | undefined;
+  /** `SLACK_API_URL`, always ending with `/`. Default {@link DEFAULT_SLACK_API_URL}. */
+  readonly apiUrl: string;
+}
+
+/** Which channels are on, derived from the variables that are set. */
+export interface EnabledChannels {
+  /** The web chat is always on. */
+  readonly web: true;
+  /** On when `IMAP_URL` is set. */
+  readonly email: boolean;
+  /** On when `TWILIO_ACCOUNT_SID` and `TWILIO_AUTH_TOKEN` are set. */
+  readonly sms: boolean;
+  /** On when `SLACK_BOT_TOKEN` and `SLACK_SIGNING_SECRET` are set. */
+  readonly slack: boolean;
+}
+
+/** The validated, typed environment of switchboard. Built once at start-up by {@link loadEnv}. */
+export interface SwitchboardEnv {
+  /** `PORT`: the HTTP port, an integer from 1 to 65535. Default {@link DEFAULT_PORT} (3000). */
+  readonly port: number;
+  /**
+   * `PUBLIC_URL`: the externally visible base URL, http(s), without trailing slash, query or
+   * fragment. Default `http://localhost:<port>`.
+   */
+  readonly publicUrl: string;
+  /** `REDIS_URL`, or the private server used when it is unset. */
+  readonly redis: RedisEnv;
+  /**
+   * `SWITCHBOARD_APP`: absolute path of the app folder (holding `actors/`, `tools/`,
+   * `switchboard.yaml`). Default `defaults.appDir`, the example app in this repository.
+   */
+  readonly appDir: string;
+  /** The model endpoint. */
+  readonly anthropic: AnthropicEnv;
+  /** The email channel, or `undefined` when it is off (`IMAP_URL` unset). */
+  readonly email: EmailEnv | undefined;
+  /** The SMS channel, or `undefined` when it is off (Twilio credentials unset). */
+  readonly sms: SmsEnv | undefined;
+  /** The Slack channel, or `undefined` when it is off (Slack credentials unset). */
+  readonly slack: SlackEnv | undefined;
+  /**
+   * `ADMIN_TOKEN`: bearer token for the operator pages, at least 16 characters. Default unset:
+   * the operator pages answer only on loopback. A secret.
+   */
+  readonly adminToken: string | undefined;
+  /** `LOG_LEVEL`: one of pino's levels (case-insensitive on input). Default `info`. */
+  readonly logLevel: LogLevel;
+  /** Which channels are on. */
+  readonly channels: EnabledChannels;
+}

@@ -1,0 +1,55 @@
+/**
+ * The environment variables switchboard reads, exactly as the public contract names them.
+ * Nothing else in the environment is read by {@link loadEnv}.
+ */
+export const ENV_VARIABLES = [
+  'PORT',
+  'PUBLIC_URL',
+  'REDIS_URL',
+  'SWITCHBOARD_APP',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'IMAP_URL',
+  'SMTP_URL',
+  'EMAIL_FROM',
+  'TWILIO_ACCOUNT_SID',
+  'TWILIO_AUTH_TOKEN',
+  'TWILIO_SMS_FROM',
+  'TWILIO_API_URL',
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'SLACK_API_URL',
+  'ADMIN_TOKEN',
+  'LOG_LEVEL',
+] as const;
+
+/** One of {@link ENV_VARIABLES}. */
+export type EnvVariable = (typeof ENV_VARIABLES)[number];
+
+/**
+ * Variables whose values are secrets or may embed one (a password inside a URL). Their values are
+ * never quoted in an error message, a log line or `details`.
+ */
+export const SECRET_ENV_VARIABLES: ReadonlySet<EnvVariable> = new Set<EnvVariable>([
+  'REDIS_URL',
+  'ANTHROPIC_API_KEY',
+  'IMAP_URL',
+  'SMTP_URL',
+  'TWILIO_AUTH_TOKEN',
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'ADMIN_TOKEN',
+]);
+
+/** The raw environment as given to {@link loadEnv}, usually `process.env`. */
+export type RawEnv = Readonly<Record<string, string | undefined>>;
+
+/** One thing wrong with the environment, always naming the variable at fault. */
+export interface EnvProblem {
+  /** The variable at fault (for a pair that must be set together, the one that is missing). */
+  readonly variable: EnvVariable;
+  /** What is wrong and how to fix it, as a sentence. Never contains a secret value. */
+  readonly message: string;
+}

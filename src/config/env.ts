@@ -1,0 +1,157 @@
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SwitchboardError } from '../protocol/errors.ts';
+import { EnvReader } from './env-reader.ts';
+import type { EnvProblem, RawEnv } from './env-variables.ts';
+import type { AnthropicEnv, RedisEnv, SwitchboardEnv } from './env-types.ts';
+import { isLogLevel, type LogLevel } from './log-levels.ts';
+import { parseEmail, parseSlack, parseSms } from './parse-channels.ts';
+import { isTcpPort, parseHttpUrl, parseRedisUrl } from './parse-url.ts';
+
+/** Default of `PORT`. */
+export const DEFAULT_PORT = 3000;
+
+/** Default of `ANTHROPIC_BASE_URL`, the same as the Anthropic SDK's. */
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/** Default of `LOG_LEVEL`. */
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+
+/**
+ * Paths {@link loadEnv} cannot know by itself; the caller that wires the app together passes them.
+ */
+export interface LoadEnvDefaults {
+  /** The example app folder (the repository root): the default of `SWITCHBOARD_APP`. */
+  readonly appDir: string;
+  /**
+   * Data folder of the private Redis used when `REDIS_URL` is unset. Default
+   * `<appDir>/.data/redis`.
+   */
+  readonly redisDataDir?: string;
+  /**
+   * Folder a relative `SWITCHBOARD_APP` is resolved against. Default: the process's working
+   * directory.
+   */
+  readonly cwd?: string;
+}
+
+/**
+ * Reads, validates and types every variable of switchboard's environment, once, at start-up.
+ *
+ * Every problem is collected before failing: the thrown error lists each one on its own line,
+ * naming its variable, and never quotes a secret.
+ *
+ * @param env - The raw environment, usually `process.env`. Only the variables in
+ *   {@link ENV_VARIABLES} are read. Empty or blank values count as unset.
+ * @param defaults - Paths used as defaults; see {@link LoadEnvDefaults}.
+ * @throws {SwitchboardError} code `config.invalid`; `details.problems` is an array of
+ *   {@link EnvProblem}.
+ *
+ * @example
+ * const env = loadEnv(process.env, { appDir: repoRoot });
+ * if (env.channels.email) startEmail(env.email);
+ */
+export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv {
+  const reader = new EnvReader(env);
+  const port = readPort(reader);
+  const publicUrlValue = reader.get('PUBLIC_URL');
+  const publicUrl =
+    publicUrlValue === undefined ? `http://localhost:${port}` : parseHttpUrl(reader, 'PUBLIC_URL', publicUrlValue, 'strip');
+  const redis = readRedis(reader, defaults);
+  const appDir = readAppDir(reader, defaults);
+  const anthropic = readAnthropic(reader);
+  const email = parseEmail(reader);
+  const sms = parseSms(reader);
+  const slack = parseSlack(reader);
+  const adminToken = readAdminToken(reader);
+  const logLevel = readLogLevel(reader);
+
+  if (reader.problems.length > 0 || publicUrl === undefined || redis === undefined || anthropic === undefined) {
+    throw configError(reader.problems);
+  }
+  return {
+    port,
+    publicUrl,
+    redis,
+    appDir,
+    anthropic,
+    email,
+    sms,
+    slack,
+    adminToken,
+    logLevel,
+    channels: { web: true, email: email !== undefined, sms: sms !== undefined, slack: slack !== undefined },
+  };
+}
+
+/** Builds the one error thrown for a bad environment. */
+function configError(problems: readonly EnvProblem[]): SwitchboardError {
+  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  const lines = problems.map((p) => `  - ${p.variable} ${p.message}`);
+  return new SwitchboardError('config.invalid', [`Invalid environment (${count}):`, ...lines].join('\n'), {
+    details: { problems },
+  });
+}
+
+function readPort(reader: EnvReader): number {
+  const value = reader.get('PORT');
+  if (value === undefined) return DEFAULT_PORT;
+  const port = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!isTcpPort(port)) {
+    reader.fail('PORT', `must be an integer from 1 to 65535${reader.got('PORT', value)}.`);
+    return DEFAULT_PORT;
+  }
+  return port;
+}
+
+function readRedis(reader: EnvReader, defaults: LoadEnvDefaults): RedisEnv | undefined {
+  const value = reader.get('REDIS_URL');
+  if (value === undefined) {
+    return { mode: 'embedded', dataDir: resolve(defaults.redisDataDir ?? join(defaults.appDir, '.data', 'redis')) };
+  }
+  const url = parseRedisUrl(reader, 'REDIS_URL', value);
+  return url === undefined ? undefined : { mode: 'external', url };
+}
+
+function readAppDir(reader: EnvReader, defaults: LoadEnvDefaults): string {
+  const value = reader.get('SWITCHBOARD_APP');
+  if (value === undefined) return resolve(defaults.appDir);
+  const dir = resolve(defaults.cwd ?? '', value);
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  if (stat?.isDirectory() !== true) {
+    reader.fail(
+      'SWITCHBOARD_APP',
+      `must name an existing folder holding actors/, tools/ and switchboard.yaml; ${JSON.stringify(dir)} is not a folder.`,
+    );
+  }
+  return dir;
+}
+
+function readAnthropic(reader: EnvReader): AnthropicEnv | undefined {
+  const apiKey = reader.get('ANTHROPIC_API_KEY');
+  const baseUrlValue = reader.get('ANTHROPIC_BASE_URL');
+  const baseUrl =
+    baseUrlValue === undefined ? DEFAULT_ANTHROPIC_BASE_URL : parseHttpUrl(reader, 'ANTHROPIC_BASE_URL', baseUrlValue, 'strip');
+  return baseUrl === undefined ? undefined : { apiKey, baseUrl };
+}
+
+/** Minimum length of `ADMIN_TOKEN`, in characters. */
+const MIN_ADMIN_TOKEN_CHARS = 16;
+
+function readAdminToken(reader: EnvReader): string | undefined {
+  const token = reader.get('ADMIN_TOKEN');
+  if (token !== undefined && token.length < MIN_ADMIN_TOKEN_CHARS) {
+    reader.fail('ADMIN_TOKEN', `must be at least ${MIN_ADMIN_TOKEN_CHARS} characters long (e.g. the output of \`openssl rand -hex 32\`).`);
+    return undefined;
+  }
+  return token;
+}
+
+function readLogLevel(reader: EnvReader): LogLevel {
+  const value = reader.get('LOG_LEVEL');
+  if (value === undefined) return DEFAULT_LOG_LEVEL;
+  const level = value.toLowerCase();
+  if (isLogLevel(level)) return level;
+  reader.fail('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent${reader.got('LOG_LEVEL', value)}.`);
+  return DEFAULT_LOG_LEVEL;
+}

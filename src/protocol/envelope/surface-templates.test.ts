@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { A2UI_VERSION, BASIC_CATALOG_ID, checkSurfaceMessage } from './a2ui.ts';
+import type { A2uiSurfaceMessage, SurfaceTemplate } from './a2ui.ts';
+import { approvalSurfaceTemplate } from './approval-surface.ts';
+import { createSurfaceTemplateRegistry, SurfaceTemplateRegistry } from './surface-templates.ts';
+
+const template: SurfaceTemplate = (_data, context) => ({
+  version: A2UI_VERSION,
+  createSurface: { surfaceId: context.surfaceId, catalogId: BASIC_CATALOG_ID },
+  updateComponents: { surfaceId: context.surfaceId, components: [{ id: 'root', component: 'Text', text: 'hi' }] },
+});
+
+describe('SurfaceTemplateRegistry', () => {
+  it('registers and finds templates by kind', () => {
+    const registry = new SurfaceTemplateRegistry();
+    registry.register('flight-results', template);
+    expect(registry.get('flight-results')).toBe(template);
+    expect(registry.has('hotel-results')).toBe(false);
+    expect(registry.get('hotel-results')).toBeUndefined();
+    expect(registry.kinds()).toEqual(['flight-results']);
+  });
+
+  it('rejects a second template for a kind with surface.duplicate', () => {
+    const registry = new SurfaceTemplateRegistry();
+    registry.register('flight-results', template);
+    expect(() => {
+      registry.register('flight-results', template);
+    }).toThrow(expect.objectContaining({ code: 'surface.duplicate', details: { kind: 'flight-results' } }));
+  });
+
+  it('replaces a template with override', () => {
+    const registry = new SurfaceTemplateRegistry();
+    const other: SurfaceTemplate = (data, context) => template(data, context);
+    registry.register('flight-results', template);
+    registry.override('flight-results', other);
+    expect(registry.get('flight-results')).toBe(other);
+  });
+
+  it('refuses an empty kind', () => {
+    expect(() => {
+      new SurfaceTemplateRegistry().register('', template);
+    }).toThrow(expect.objectContaining({ code: 'envelope.invalid' }));
+  });
+
+  it('createSurfaceTemplateRegistry holds the built-in approval template, which can be overridden but not re-registered', () => {
+    const registry = createSurfaceTemplateRegistry();
+    expect(registry.get('approval-request')).toBe(approvalSurfaceTemplate);
+    expect(() => {
+      registry.register('approval-request', template);
+    }).toThrow(expect.objectContaining({ code: 'surface.duplicate' }));
+    registry.override('approval-request', template);
+    expect(registry.get('approval-request')).toBe(template);
+    expect(createSurfaceTemplateRegistry().get('approval-request')).toBe(approvalSurfaceTemplate);
+  });
+});
+
+describe('checkSurfaceMessage', () => {
+  const sound: A2uiSurfaceMessage = {
+    version: A2UI_VERSION,
+    createSurface: { surfaceId: 's', catalogId: BASIC_CATALOG_ID },
+    updateDataModel: { surfaceId: 's', path: '/', value: { a: 1 } },
+    updateComponents: {
+      surfaceId: 's',
+      components: [
+        { id: 'root', component: 'Card', child: 'col' },
+        { id: 'col', component: 'Column', children: ['t'] },
+        { id: 't', component: 'Text', text: { path: '/a' } },
+      ],
+    },
+  };
+
+  it('accepts a sound message', () => {
+    expect(checkSurfaceMessage(sound)).toEqual([]);
+  });
+
+  it('reports each structural problem', () => {
+    const broken = {
+      ...sound,
+      version: 'v0.8',
+      updateDataModel: { surfaceId: 'other' },
+      updateComponents: {
+        surfaceId: 'x',
+        components: [
+          { id: 'card', component: 'Card', child: 'missing' },
+          { id: 'card', component: 'Column', children: ['card', 7] },
+        ],
+      },
+    } as unknown as A2uiSurfaceMessage;
+    expect(checkSurfaceMessage(broken)).toEqual([
+      'version must be "v0.9"',
+      'updateComponents.surfaceId differs',
+      'updateDataModel.surfaceId differs',
+      'component id "card" is used twice',
+      'no component has id "root"',
+      'component "card" refers to unknown child "missing"',
+      'component "card" refers to unknown child 7',
+    ]);
+    expect(checkSurfaceMessage({ ...sound, updateComponents: { surfaceId: 's', components: [] } })).toEqual([
+      'updateComponents.components is empty',
+    ]);
+  });
+});

@@ -1,0 +1,36 @@
+import type { ApprovalDecision, ToolHandlerContext } from './tool-definition.ts';
+
+/** What {@link createToolHandlerContext} accepts; `undefined` optional fields are dropped. */
+export interface ToolHandlerContextInput {
+  readonly actorName: string;
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly userId?: string | undefined;
+  readonly personId?: string | undefined;
+  readonly tenantId?: string | undefined;
+  readonly approvalDecision?: ApprovalDecision | undefined;
+  readonly attributes?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * Builds the frozen context a handler and an approval policy receive. Only the known fields are
+ * copied (no stray keys reach a CEL policy); optional fields that are `undefined` are left out, so
+ * a policy can test them with `has(ctx.userId)`.
+ *
+ * @example
+ * const ctx = createToolHandlerContext({ actorName: 'triage', sessionId: 's1', turnId: 't1', userId: 'u1' });
+ */
+export function createToolHandlerContext(input: ToolHandlerContextInput): ToolHandlerContext {
+  return Object.freeze({
+    actorName: input.actorName,
+    sessionId: input.sessionId,
+    turnId: input.turnId,
+    ...(input.userId === undefined ? {} : { userId: input.userId }),
+    ...(input.personId === undefined ? {} : { personId: input.personId }),
+    ...(input.tenantId === undefined ? {} : { tenantId: input.tenantId }),
+    ...(input.approvalDecision === undefined
+      ? {}
+      : { approvalDecision: Object.freeze({ ...input.approvalDecision }) }),
+    ...(input.attributes === undefined ? {} : { attributes: input.attributes }),
+  });
+}

@@ -1,0 +1,94 @@
+import { RESPOND_SYSTEM_PROMPT, terminalToolsPromptSection } from '../../protocol/respond/system-prompt.ts';
+import type { ModelInputBlock, ModelMessage, ModelRequest, ModelTool } from '../model/model-types.ts';
+import type { ActorConfig } from './actor-config.ts';
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/** Rough token estimate of a message list: 4 characters ≈ 1 token. */
+export function estimateTokens(messages: readonly ModelMessage[]): number {
+  return Math.ceil(JSON.stringify(messages).length / 4);
+}
+
+/**
+ * The most recent whole exchanges of `history` that fit in `budgetTokens`. Cuts only at a user
+ * message that carries new text (a turn's start), never between a tool call and its result, and
+ * the kept history always starts with a user message.
+ */
+export function trimHistory(history: readonly ModelMessage[], budgetTokens: number): ModelMessage[] {
+  if (estimateTokens(history) <= budgetTokens) return [...history];
+  const starts: number[] = [];
+  history.forEach((message, index) => {
+    if (message.role === 'user' && message.content.some((block) => block.type === 'text')) starts.push(index);
+  });
+  for (const start of starts) {
+    if (start === 0) continue;
+    const kept = history.slice(start);
+    if (estimateTokens(kept) <= budgetTokens) return dropLeadingToolResults(kept);
+  }
+  return [];
+}
+
+/** A kept history may start with a user message mixing the previous turn's tool results; drop them. */
+function dropLeadingToolResults(history: ModelMessage[]): ModelMessage[] {
+  const [first, ...rest] = history;
+  if (first === undefined) return [];
+  const content = first.content.filter((block) => block.type !== 'tool_result');
+  return [{ role: first.role, content }, ...rest];
+}
+
+function withCacheMark(message: ModelMessage): ModelMessage {
+  const last = message.content.at(-1);
+  if (last === undefined) return message;
+  return { role: message.role, content: [...message.content.slice(0, -1), { ...last, cache_control: EPHEMERAL } as ModelInputBlock] };
+}
+
+/** Joins consecutive messages of the same role, as the API wants alternating roles. */
+export function joinSameRole(messages: readonly ModelMessage[]): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  for (const message of messages) {
+    const previous = out.at(-1);
+    if (previous?.role === message.role) out[out.length - 1] = { role: message.role, content: [...previous.content, ...message.content] };
+    else out.push(message);
+  }
+  return out;
+}
+
+/** Inputs of {@link buildModelRequest}. */
+export interface ModelRequestInput {
+  readonly actor: ActorConfig;
+  /** The actor's domain tools, in the model's shape (respond() is added here). */
+  readonly tools: readonly ModelTool[];
+  readonly respondTool: ModelTool;
+  /** Terminal tools of the actor, for the system prompt. */
+  readonly terminalTools: readonly { name: string; description: string }[];
+  /** History before this turn. */
+  readonly history: readonly ModelMessage[];
+  /** This turn's messages so far. */
+  readonly turn: readonly ModelMessage[];
+}
+
+/**
+ * One model call for an actor, with prompt caching: breakpoints on the system prompt, on the last
+ * tool (so the tool list is cached), and on the last history message before this turn (so turn N+1
+ * re-reads turn N from the cache). `tool_choice` is `any`: the model must call a tool.
+ */
+export function buildModelRequest(input: ModelRequestInput): ModelRequest {
+  const { actor } = input;
+  const system = [actor.systemPrompt.trim(), RESPOND_SYSTEM_PROMPT, terminalToolsPromptSection(input.terminalTools)]
+    .filter((text) => text.length > 0)
+    .join('\n\n');
+  const tools = [input.respondTool, ...input.tools];
+  const lastTool = tools.at(-1);
+  const markedTools = lastTool === undefined ? tools : [...tools.slice(0, -1), { ...lastTool, cache_control: EPHEMERAL }];
+  const budget = actor.limits.historyTokenBudget - estimateTokens(input.turn);
+  const history = trimHistory(input.history, Math.max(0, budget));
+  const markedHistory = history.length === 0 ? history : [...history.slice(0, -1), withCacheMark(history.at(-1) as ModelMessage)];
+  return {
+    model: actor.model,
+    maxTokens: actor.limits.maxOutputTokens,
+    system: [{ type: 'text', text: system, cache_control: EPHEMERAL }],
+    tools: markedTools,
+    toolChoice: 'any',
+    messages: joinSameRole([...markedHistory, ...input.turn]),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * JSON Schemas (draft-07) of the YAML files of an app folder. They check shapes only; references
+ * between files (actor names, tools, people) are checked afterwards by the loader.
+ */
+import { DEFAULT_ACTOR_LIMITS } from '../actor/actor-config.ts';
+import { CHANNEL_NAMES } from './app-types.ts';
+
+/** Actor names: what `actors/<name>.yaml` and `passTo` use. */
+export const ACTOR_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
+
+/** Person ids and role names: lower-case letters, digits, `.`, `_` and `-`. */
+export const PERSON_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$';
+
+/** An E.164 phone number: `+`, then up to 15 digits, the first not 0. */
+export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
+
+const MID_TURN_MODES = ['steer', 'followup'];
+
+const nonEmptyText = { type: 'string', pattern: '\\S', description: 'a non-empty text' };
+
+const actorName = {
+  type: 'string',
+  pattern: ACTOR_NAME_PATTERN,
+  description: 'an actor name: lower-case letters, digits, "_" or "-", starting with a letter',
+};
+
+const midTurn = { type: 'string', enum: MID_TURN_MODES };
+
+const strings = (item: Record<string, unknown>): Record<string, unknown> => ({
+  type: 'array',
+  items: item,
+  uniqueItems: true,
+});
+
+/** The schema of `actors/<name>.yaml`. */
+export const ACTOR_FILE_SCHEMA: Record<string, unknown> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'system'],
+  properties: {
+    name: actorName,
+    model: nonEmptyText,
+    system: { ...nonEmptyText, description: 'the system prompt, a non-empty text' },
+    tools: strings({ type: 'string', minLength: 1 }),
+    midTurn,
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        Object.keys(DEFAULT_ACTOR_LIMITS).map((key) => [key, { type: 'integer', minimum: 1 }]),
+      ),
+    },
+  },
+};
+
+const channelRoute = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['actor'],
+  properties: { actor: actorName, midTurn },
+};
+
+const addressLists: Record<string, Record<string, unknown>> = {
+  email: strings({ type: 'string', format: 'email', description: 'an email address' }),
+  sms: strings({ type: 'string', pattern: E164_PATTERN, description: 'an E.164 phone number such as +447700900123' }),
+  slack: strings({ type: 'string', minLength: 1 }),
+  web: strings({ type: 'string', minLength: 1 }),
+};
+
+const personId = {
+  type: 'string',
+  pattern: PERSON_ID_PATTERN,
+  description: 'an id of lower-case letters, digits, ".", "_" or "-"',
+};
+
+const person = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'addresses'],
+  properties: {
+    id: personId,
+    name: nonEmptyText,
+    addresses: {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(CHANNEL_NAMES.map((channel) => [channel, addressLists[channel]])),
+    },
+    roles: strings({ ...personId, description: 'a role name of lower-case letters, digits, ".", "_" or "-"' }),
+  },
+};
+
+const approval = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tool', 'approvers'],
+  properties: {
+    tool: { type: 'string', minLength: 1 },
+    approvers: strings({
+      type: 'string',
+      pattern: '^(role:)?[a-z0-9][a-z0-9._-]{0,63}$',
+      description: 'a person id or "role:<name>"',
+    }),
+    allowRequester: { type: 'boolean' },
+    expiresInMinutes: { type: 'integer', minimum: 1 },
+  },
+};
+
+/** The schema of `switchboard.yaml`. */
+export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['app', 'entryActor'],
+  properties: {
+    app: { ...nonEmptyText, description: 'the app name, a non-empty text' },
+    entryActor: actorName,
+    channels: {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(CHANNEL_NAMES.map((channel) => [channel, channelRoute])),
+    },
+    people: { type: 'array', items: person },
+    approvals: { type: 'array', items: approval },
+  },
+};

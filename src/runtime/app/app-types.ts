@@ -1,0 +1,104 @@
+/**
+ * The shapes of a loaded app folder: what `switchboard.yaml` declares (channels, people,
+ * approvals) and what {@link LoadedApp} hands to the runtime.
+ */
+import type { ActorConfig, ActorLimits, MidTurnMode } from '../actor/actor-config.ts';
+
+/** The channels an app can route and a person can be reached on. */
+export const CHANNEL_NAMES = ['web', 'email', 'sms', 'slack'] as const;
+
+/** One of {@link CHANNEL_NAMES}. */
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+/** Default of {@link ApprovalConfig.expiresInMinutes}: a pending approval lapses after one day. */
+export const DEFAULT_APPROVAL_EXPIRY_MINUTES = 1440;
+
+/** Prefix of an approver entry that names a role instead of a person (`role:travel-admin`). */
+export const ROLE_APPROVER_PREFIX = 'role:';
+
+/** Which actor answers a channel. */
+export interface ChannelRoute {
+  /** The actor that takes a new message on this channel. */
+  readonly actor: string;
+  /**
+   * What happens to a message that arrives mid-turn on this channel. Absent: the actor's own
+   * `midTurn` applies.
+   */
+  readonly midTurn?: MidTurnMode;
+}
+
+/** A known person and the addresses that identify them on each channel. */
+export interface Person {
+  /** Stable id, referenced by approvals (`^[a-z0-9][a-z0-9._-]*$`). */
+  readonly id: string;
+  /** Display name. */
+  readonly name: string;
+  /**
+   * Addresses per channel; every channel is present (empty when none). Email addresses are
+   * lower-cased; SMS numbers are E.164 (`+447700900123`).
+   */
+  readonly addresses: Readonly<Record<ChannelName, readonly string[]>>;
+  /** Roles for `role:<name>` approvers. Default `[]`. */
+  readonly roles: readonly string[];
+}
+
+/** Who may approve calls of one tool that require approval. */
+export interface ApprovalConfig {
+  /** A registered tool name. */
+  readonly tool: string;
+  /** Person ids and `role:<name>` entries. May be empty when {@link allowRequester} is `true`. */
+  readonly approvers: readonly string[];
+  /** Whether the person whose request led to the call may approve it. Default `false`. */
+  readonly allowRequester: boolean;
+  /** Minutes until a pending approval expires. Default {@link DEFAULT_APPROVAL_EXPIRY_MINUTES}. */
+  readonly expiresInMinutes: number;
+}
+
+/** An actor file as written (`actors/<name>.yaml`), after schema validation. */
+export interface ActorFile {
+  readonly name: string;
+  readonly model?: string;
+  readonly system: string;
+  readonly tools?: readonly string[];
+  readonly midTurn?: MidTurnMode;
+  readonly limits?: Partial<ActorLimits>;
+}
+
+/** `switchboard.yaml` as written, after schema validation (no defaults filled). */
+export interface SwitchboardConfig {
+  /** The app's name. */
+  readonly app: string;
+  /** The actor that answers when nothing more specific applies. */
+  readonly entryActor: string;
+  readonly channels?: Readonly<Partial<Record<ChannelName, ChannelRoute>>>;
+  readonly people?: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly addresses: Readonly<Partial<Record<ChannelName, readonly string[]>>>;
+    readonly roles?: readonly string[];
+  }[];
+  readonly approvals?: readonly {
+    readonly tool: string;
+    readonly approvers: readonly string[];
+    readonly allowRequester?: boolean;
+    readonly expiresInMinutes?: number;
+  }[];
+}
+
+/** Everything an app folder declares, validated and with defaults filled. */
+export interface LoadedApp {
+  /** `app` of `switchboard.yaml`. */
+  readonly name: string;
+  /** The actor that answers channels not routed elsewhere. */
+  readonly entryActor: string;
+  /** Every actor, sorted by name. */
+  readonly actors: readonly ActorConfig[];
+  /** A route for every channel; channels `switchboard.yaml` leaves out go to {@link entryActor}. */
+  readonly channels: Readonly<Record<ChannelName, ChannelRoute>>;
+  readonly people: readonly Person[];
+  readonly approvals: readonly ApprovalConfig[];
+  /** The names of the tools registered from `tools/`, sorted by file name. */
+  readonly tools: readonly string[];
+  /** `switchboard.yaml` as parsed. */
+  readonly config: SwitchboardConfig;
+}

@@ -1,0 +1,101 @@
+/**
+ * Loads an app folder: `switchboard.yaml`, `actors/*.yaml` and `tools/*.ts|.js|.mjs`, validated
+ * together so that one error lists every problem.
+ */
+import { resolve } from 'node:path';
+import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
+import type { ActorConfig } from '../actor/actor-config.ts';
+import { appInvalidError, messageOf, AppProblems } from './app-problems.ts';
+import { CHANNEL_NAMES, type ChannelName, type ChannelRoute, type LoadedApp, type SwitchboardConfig } from './app-types.ts';
+import { loadActors, type LoadedActor } from './load-actors.ts';
+import { loadTools } from './load-tools.ts';
+import { readSwitchboardFile, SWITCHBOARD_FILE } from './read-switchboard-file.ts';
+import { resolveApprovals } from './resolve-approvals.ts';
+import { resolvePeople } from './resolve-people.ts';
+
+export type { AppProblem } from './app-problems.ts';
+export type {
+  ApprovalConfig,
+  ChannelName,
+  ChannelRoute,
+  LoadedApp,
+  Person,
+  SwitchboardConfig,
+} from './app-types.ts';
+
+/** Options of {@link loadApp}. */
+export interface LoadAppOptions {
+  /** The app folder (holding `switchboard.yaml`, `actors/`, `tools/`); relative paths resolve against the working directory. */
+  readonly dir: string;
+  /** The model of actors whose file sets none. */
+  readonly defaultModel: string;
+  /** Where the app's tools are registered. Tools registered before the call stay and may be listed by actors. */
+  readonly registry: ToolRegistry;
+}
+
+function checkActorTools(actors: readonly LoadedActor[], registry: ToolRegistry, problems: AppProblems): void {
+  for (const { config, file } of actors) {
+    try {
+      registry.resolveForActor(config.name, config.tools);
+    } catch (error) {
+      problems.add(file, 'tools', messageOf(error));
+    }
+  }
+}
+
+function resolveChannels(
+  config: SwitchboardConfig,
+  actorNames: ReadonlySet<string>,
+  problems: AppProblems,
+): Record<ChannelName, ChannelRoute> {
+  const known = [...actorNames].join(', ') || '(none)';
+  if (!actorNames.has(config.entryActor)) {
+    problems.add(SWITCHBOARD_FILE, 'entryActor', `"${config.entryActor}" is not an actor of this app. Actors: ${known}`);
+  }
+  const routes = {} as Record<ChannelName, ChannelRoute>;
+  for (const channel of CHANNEL_NAMES) {
+    const route = config.channels?.[channel];
+    if (route !== undefined && !actorNames.has(route.actor)) {
+      problems.add(SWITCHBOARD_FILE, `channels.${channel}.actor`, `"${route.actor}" is not an actor of this app. Actors: ${known}`);
+    }
+    routes[channel] = route === undefined ? { actor: config.entryActor } : { ...route };
+  }
+  return routes;
+}
+
+/**
+ * Loads and validates the app in `options.dir`:
+ *
+ * - every tool module in `tools/` (`.ts`, `.js`, `.mjs`; not `*.test.*` nor names starting with
+ *   `_`) is imported and its default export registered into `options.registry`;
+ * - every `actors/<name>.yaml` becomes an {@link ActorConfig} (defaults filled), its tool names
+ *   resolved against the registry;
+ * - `switchboard.yaml` gives the app name, the entry actor, channel routes (channels it leaves out go
+ *   to the entry actor), people and approvals, all cross-checked.
+ *
+ * Tools are registered as they load, so after a failure the registry may hold some of them.
+ *
+ * @throws SwitchboardError `app.invalid` listing every problem found, each naming its file and
+ *   field; `details` holds `{ dir, problems: AppProblem[] }`.
+ *
+ * @example
+ * const registry = createToolRegistry();
+ * const app = await loadApp({ dir: env.appDir, defaultModel: 'claude-sonnet-4-5', registry });
+ * const actors = resolveActors(app.actors, registry);
+ */
+export async function loadApp(options: LoadAppOptions): Promise<LoadedApp> {
+  const dir = resolve(options.dir);
+  const problems = new AppProblems();
+  const tools = await loadTools(dir, options.registry, problems);
+  const loadedActors = await loadActors(dir, options.defaultModel, problems);
+  checkActorTools(loadedActors, options.registry, problems);
+  const actors: ActorConfig[] = loadedActors.map((actor) => actor.config);
+  const config = await readSwitchboardFile(dir, problems);
+  if (config === undefined) throw appInvalidError(dir, problems.list());
+
+  const channels = resolveChannels(config, new Set(actors.map((actor) => actor.name)), problems);
+  const people = resolvePeople(config, problems);
+  const approvals = resolveApprovals(config, people, options.registry, problems);
+  if (problems.size > 0) throw appInvalidError(dir, problems.list());
+  return { name: config.app, entryActor: config.entryActor, actors, channels, people, approvals, tools, config };
+}

@@ -1,0 +1,51 @@
+/**
+ * The injection: one inbound event, normalised by its channel, on its way to a session's mailbox.
+ * Channels build injections; queues carry them; the turn runner gives them to actors.
+ */
+
+/** Where replies for a conversation go: a channel and the channel's own address for it. */
+export interface Destination {
+  /** Channel id: `web`, `email`, `sms`, `slack`, `whatsapp`. */
+  readonly channel: string;
+  /** The channel's address: a web conversation id, an email address, an E.164 number, a Slack channel. */
+  readonly address: string;
+  /** Channel-specific threading facts (e.g. the email Message-ID to reply to, a Slack thread_ts). */
+  readonly thread?: Readonly<Record<string, string>>;
+}
+
+/** Who sent an injection, as the channel could establish it. */
+export interface Sender {
+  /** The channel's identity of the sender (an email address, a phone number, a Slack user id, a browser id). */
+  readonly id: string;
+  readonly displayName?: string;
+  /** A known person from the app's configuration, when the sender was matched to one. */
+  readonly personId?: string;
+  /** Whether the channel verified the identity (DKIM/DMARC, Slack signature); `false` for weak identities. */
+  readonly verified: boolean;
+}
+
+/** What an injection carries. */
+export type InjectionKind = 'message' | 'approval-response' | 'peer-result' | 'timeout';
+
+/** One normalised inbound event. */
+export interface Injection {
+  /**
+   * Stable id derived from the channel's own message id (`web:<clientMessageId>`,
+   * `email:<uidValidity>-<uid>`): a redelivery has the same id and is dropped at enqueue.
+   */
+  readonly id: string;
+  readonly kind: InjectionKind;
+  readonly channel: string;
+  readonly tenantId: string;
+  /** The channel's key for the conversation (web conversation id, email thread root, phone number). */
+  readonly conversationKey: string;
+  readonly sender: Sender;
+  /** The text the person wrote (quoted history and signatures already stripped). */
+  readonly text: string;
+  /** Structured payload, e.g. an approval decision. */
+  readonly data?: Readonly<Record<string, unknown>>;
+  /** Where the answer goes. */
+  readonly replyTo: Destination;
+  /** ISO 8601 time the channel received it. */
+  readonly receivedAt: string;
+}

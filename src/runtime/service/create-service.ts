@@ -1,0 +1,212 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createWebRoutes } from '../../../channels/web/web-routes.ts';
+import { createWebEventStore } from '../../../channels/web/web-event-store.ts';
+import { createWebSender } from '../../../channels/web/web-sender.ts';
+import { createInboundQueue, createInboundWorker } from '../../../queues/inbound-queue.ts';
+import { createTurnQueue, createTurnWorker } from '../../../queues/turn-queue.ts';
+import type { SwitchboardEnv } from '../../config/env-types.ts';
+import { DEFAULT_ACTOR_MODEL } from '../../config/models.ts';
+import { createSurfaceTemplateRegistry } from '../../protocol/envelope/surface-templates.ts';
+import { createPartTypeRegistry } from '../../protocol/parts/canonical-part-types.ts';
+import { buildRespondTool } from '../../protocol/respond/respond-schema.ts';
+import { createToolRegistry } from '../../protocol/tools/tool-registry.ts';
+import { createTurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
+import { resolveActors } from '../actor/resolved-actor.ts';
+import { runSessionTurns } from '../actor/turn-runner.ts';
+import { loadApp } from '../app/load-app.ts';
+import { createSettlement } from '../delivery/settle-turn.ts';
+import { createTurnDelivery, type ChannelDelivery } from '../delivery/turn-delivery.ts';
+import { createRouter, type Route } from '../http/router.ts';
+import { createAnthropicModelClient } from '../model/anthropic-model-client.ts';
+import type { ModelClient } from '../model/model-types.ts';
+import { createUnconfiguredModelClient } from '../model/unconfigured-model-client.ts';
+import { createToolRouter } from '../router/tool-router.ts';
+import { createEventLog } from '../session/event-log.ts';
+import { sessionIdOf } from '../session/session-id.ts';
+import { createSessionStore } from '../session/session-store.ts';
+import { createMetrics } from './metrics.ts';
+import { createOpsRoutes } from './ops-routes.ts';
+
+/** Which parts of switchboard a process runs. */
+export type ServiceRole = 'all' | 'web' | 'worker';
+
+/** Options of {@link startService}. */
+export interface ServiceOptions {
+  readonly env: SwitchboardEnv;
+  readonly role: ServiceRole;
+  /** The Redis to use (the embedded one's URL when `REDIS_URL` is unset). */
+  readonly redisUrl: string;
+  readonly logger: Logger;
+  /** Overrides the model client (tests, the benchmark). Default: the Anthropic SDK from the environment. */
+  readonly model?: ModelClient;
+  /** Key and queue prefix in Redis. Default `sb`. */
+  readonly prefix?: string;
+  /** Port to listen on; default `env.port`. 0 picks a free one. */
+  readonly port?: number;
+  /** Turns run at once by this process. Default 16. */
+  readonly turnConcurrency?: number;
+  /** How long a session lock lives without a heartbeat, in ms. Default 30000. */
+  readonly sessionLockTtlMs?: number;
+  /** How long a worker's hold on a job lives without renewal, in ms (crash detection). Default 15000. */
+  readonly jobLockDurationMs?: number;
+  /** The tenant of every conversation. Default `default`. */
+  readonly tenantId?: string;
+}
+
+/** A running switchboard process. */
+export interface Service {
+  /** The HTTP base URL, when this role serves HTTP. */
+  readonly url: string | undefined;
+  /** Stops taking work, finishes what runs, closes every connection it opened. */
+  close(): Promise<void>;
+}
+
+function modelFromEnv(env: SwitchboardEnv): { client: ModelClient; configured: boolean; missing: string[] } {
+  const customEndpoint = env.anthropic.baseUrl !== 'https://api.anthropic.com';
+  if (env.anthropic.apiKey === undefined && !customEndpoint) {
+    const missing = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'];
+    return { client: createUnconfiguredModelClient(missing), configured: false, missing };
+  }
+  const sdk = new Anthropic({ apiKey: env.anthropic.apiKey ?? 'not-needed', baseURL: env.anthropic.baseUrl, maxRetries: 2 });
+  return { client: createAnthropicModelClient({ client: sdk }), configured: true, missing: [] };
+}
+
+/**
+ * Starts one switchboard process: the HTTP server (web roles) and the inbound and turn workers
+ * (worker roles), wired to Redis, the app folder and the model.
+ */
+export async function startService(options: ServiceOptions): Promise<Service> {
+  const { env, logger, role } = options;
+  const prefix = options.prefix ?? 'sb';
+  const tenantId = options.tenantId ?? 'default';
+  const runsWeb = role === 'all' || role === 'web';
+  const runsWorker = role === 'all' || role === 'worker';
+
+  const partTypes = createPartTypeRegistry();
+  const turnStates = createTurnStateRegistry();
+  const registry = createToolRegistry();
+  const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry });
+  const actors = resolveActors(app.actors, registry);
+  const envModel = modelFromEnv(env);
+  const model = options.model ?? envModel.client;
+  const modelStatus = options.model === undefined ? envModel : { configured: true, missing: [] };
+
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  const metrics = createMetrics();
+  const webStore = createWebEventStore({ redis, keyPrefix: prefix, onError: (error) => logger.error({ err: error }, 'web event store') });
+  const webSender = createWebSender(webStore);
+  const inboundQueue = createInboundQueue({ connection: { ...redisOptions(options.redisUrl) }, prefix });
+  const closers: (() => Promise<unknown>)[] = [];
+
+  let server: Server | undefined;
+  let url: string | undefined;
+  if (runsWeb) {
+    const routes: Route[] = [
+      ...createWebRoutes({
+        store: webStore,
+        tenantId,
+        status: () => ({ modelConfigured: modelStatus.configured, missing: modelStatus.missing }),
+        enqueue: async (injection) => {
+          const result = await inboundQueue.enqueue(injection);
+          metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
+          return result;
+        },
+      }),
+      ...createOpsRoutes({ redis, metrics, env, app, actors: [...actors.values()].map((actor) => actor.config), adminToken: env.adminToken }),
+    ];
+    server = createServer(createRouter(routes, (error, context) => logger.warn({ err: error, path: context.url.pathname }, 'request failed')));
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(options.port ?? env.port, () => resolve());
+    });
+    const port = (listening.address() as AddressInfo).port;
+    url = `http://localhost:${port}`;
+    closers.push(() => new Promise<void>((resolve) => {
+      listening.closeAllConnections();
+      listening.close(() => resolve());
+    }));
+  }
+
+  if (runsWorker) {
+    const store = createSessionStore({ redis, prefix });
+    const log = createEventLog({ redis, prefix });
+    const channels = new Map<string, ChannelDelivery>([
+      ['web', { deliveryClass: 'streaming', deliver: async (delivery) => { await webSender.send({ ...delivery, channel: 'web' }); } }],
+    ]);
+    const output = createTurnDelivery({
+      partTypes,
+      channels,
+      log,
+      settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry() }),
+    });
+    const turnQueue = createTurnQueue({ connection: redisOptions(options.redisUrl), prefix });
+    const deps = {
+      model: metrics.wrapModel(model),
+      actors,
+      entryActor: app.entryActor,
+      registry,
+      partTypes,
+      turnStates,
+      respondTool: buildRespondTool(partTypes, turnStates),
+      store,
+      log,
+      output,
+      router: createToolRouter(),
+    };
+    const turnWorker = createTurnWorker({
+      connection: redisOptions(options.redisUrl),
+      prefix,
+      concurrency: options.turnConcurrency ?? 16,
+      ...(options.sessionLockTtlMs === undefined ? {} : { lockTtlMs: options.sessionLockTtlMs }),
+      ...(options.jobLockDurationMs === undefined ? {} : { jobLockDurationMs: options.jobLockDurationMs, stalledIntervalMs: options.jobLockDurationMs }),
+      process: async (sessionId, lease) => {
+        await runSessionTurns(deps, sessionId, lease.signal);
+      },
+      onError: (error) => logger.error({ err: error }, 'turn worker'),
+    });
+    const inboundWorker = createInboundWorker({
+      connection: redisOptions(options.redisUrl),
+      prefix,
+      process: async (injection) => {
+        const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
+        const fresh = await store.accept(sessionId, injection);
+        if (fresh) await log.append(sessionId, { type: 'injection', data: { id: injection.id, kind: injection.kind, channel: injection.channel } });
+        await turnQueue.schedule(sessionId, injection.id);
+      },
+      onError: (error) => logger.error({ err: error }, 'inbound worker'),
+    });
+    closers.push(() => inboundWorker.close(), () => turnWorker.close(), () => turnQueue.close());
+  }
+
+  logger.info({ role, url, app: app.name, actors: [...actors.keys()], model: modelStatus.configured ? 'configured' : 'missing' }, 'switchboard started');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= (async () => {
+        for (const close of closers) await close().catch((error: unknown) => logger.warn({ err: error }, 'close failed'));
+        await inboundQueue.close();
+        await webStore.close();
+        await redis.quit();
+      })();
+      return closing;
+    },
+  };
+}
+
+function redisOptions(url: string): { host: string; port: number; password?: string; username?: string; db?: number } {
+  const parsed = new URL(url);
+  const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined;
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port === '' ? 6379 : parsed.port),
+    ...(parsed.password === '' ? {} : { password: decodeURIComponent(parsed.password) }),
+    ...(parsed.username === '' ? {} : { username: decodeURIComponent(parsed.username) }),
+    ...(db === undefined || Number.isNaN(db) ? {} : { db }),
+  };
+}

@@ -1,0 +1,78 @@
+import type { ModelClient } from '../model/model-types.ts';
+
+type Labels = Readonly<Record<string, string>>;
+
+/** In-process counters and latency sums, exposed in the Prometheus text format. */
+export interface Metrics {
+  /** Adds `by` (default 1) to a counter. */
+  count(name: string, labels?: Labels, by?: number): void;
+  /** Records one duration, in seconds, into a summary (`_sum` and `_count`). */
+  observe(name: string, seconds: number, labels?: Labels): void;
+  /** Wraps a model client so that every call is counted and timed, with its token usage. */
+  wrapModel(model: ModelClient): ModelClient;
+  /** The Prometheus exposition text. */
+  render(): string;
+}
+
+function labelText(labels: Labels): string {
+  const entries = Object.entries(labels);
+  if (entries.length === 0) return '';
+  return `{${entries.map(([key, value]) => `${key}="${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`).join(',')}}`;
+}
+
+/** A {@link Metrics} registry. */
+export function createMetrics(): Metrics {
+  const counters = new Map<string, Map<string, number>>();
+  const summaries = new Map<string, Map<string, { sum: number; count: number }>>();
+  const bump = (name: string, labels: Labels, by: number): void => {
+    const series = counters.get(name) ?? new Map<string, number>();
+    counters.set(name, series);
+    const key = labelText(labels);
+    series.set(key, (series.get(key) ?? 0) + by);
+  };
+  const metrics: Metrics = {
+    count(name, labels = {}, by = 1) {
+      bump(name, labels, by);
+    },
+    observe(name, seconds, labels = {}) {
+      const series = summaries.get(name) ?? new Map<string, { sum: number; count: number }>();
+      summaries.set(name, series);
+      const key = labelText(labels);
+      const current = series.get(key) ?? { sum: 0, count: 0 };
+      series.set(key, { sum: current.sum + seconds, count: current.count + 1 });
+    },
+    wrapModel(model) {
+      return {
+        async create(request, options) {
+          const started = performance.now();
+          try {
+            const response = await model.create(request, options);
+            metrics.count('switchboard_model_calls_total', { model: request.model, outcome: 'ok' });
+            metrics.count('switchboard_model_input_tokens_total', { model: request.model }, response.usage.inputTokens);
+            metrics.count('switchboard_model_output_tokens_total', { model: request.model }, response.usage.outputTokens);
+            metrics.count('switchboard_model_cache_read_tokens_total', { model: request.model }, response.usage.cacheReadInputTokens);
+            return response;
+          } catch (error) {
+            metrics.count('switchboard_model_calls_total', { model: request.model, outcome: 'error' });
+            throw error;
+          } finally {
+            metrics.observe('switchboard_model_call_seconds', (performance.now() - started) / 1000, { model: request.model });
+          }
+        },
+      };
+    },
+    render() {
+      const lines: string[] = [];
+      for (const [name, series] of counters) {
+        lines.push(`# TYPE ${name} counter`);
+        for (const [labels, value] of series) lines.push(`${name}${labels} ${value}`);
+      }
+      for (const [name, series] of summaries) {
+        lines.push(`# TYPE ${name} summary`);
+        for (const [labels, { sum, count }] of series) lines.push(`${name}_sum${labels} ${sum}`, `${name}_count${labels} ${count}`);
+      }
+      return `${lines.join('\n')}\n`;
+    },
+  };
+  return metrics;
+}

@@ -1,0 +1,84 @@
+import type { Redis } from 'ioredis';
+import type { SwitchboardEnv } from '../../config/env-types.ts';
+import { buildAgentCard } from '../../protocol/agent-card/agent-card.ts';
+import type { ActorConfig } from '../actor/actor-config.ts';
+import type { LoadedApp } from '../app/load-app.ts';
+import { sendJson, type Route } from '../http/router.ts';
+import type { Metrics } from './metrics.ts';
+
+/** Options of {@link createOpsRoutes}. */
+export interface OpsRoutesOptions {
+  readonly redis: Redis;
+  readonly metrics: Metrics;
+  readonly env: SwitchboardEnv;
+  readonly app: LoadedApp;
+  readonly actors: readonly ActorConfig[];
+  /** Bearer token of the operator pages; unset: loopback only. */
+  readonly adminToken: string | undefined;
+}
+
+/** The envelope parts this service can take from peers. */
+const ENVELOPE_CONSUMES = ['domain-data', 'a2ui-surface', 'approval-request', 'approval-response', 'artifact', 'citation', 'progress'];
+
+/**
+ * Operational endpoints: `/healthz` (the process answers), `/readyz` (Redis answers), `/metrics`
+ * (Prometheus text) and `/.well-known/agent-card.json` (the A2A Agent Card with the Beach extension).
+ */
+export function createOpsRoutes(options: OpsRoutesOptions): Route[] {
+  const card = buildAgentCard({
+    name: options.app.name,
+    description: `switchboard app "${options.app.name}": ${options.actors.map((actor) => actor.name).join(', ')}`,
+    url: `${options.env.publicUrl}/a2a`,
+    version: '0.1.0',
+    skills: options.actors.map((actor) => ({
+      id: actor.name,
+      name: actor.name,
+      description: actor.systemPrompt.split('\n')[0] ?? actor.name,
+      tags: ['switchboard'],
+    })),
+    envelopeConsumes: ENVELOPE_CONSUMES,
+    streaming: true,
+  });
+  return [
+    {
+      method: 'GET',
+      pattern: '/healthz',
+      handler: ({ res }) => {
+        sendJson(res, 200, { ok: true });
+        return Promise.resolve();
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/readyz',
+      handler: async ({ res }) => {
+        const checks: Record<string, string> = {};
+        try {
+          checks['redis'] = (await options.redis.ping()) === 'PONG' ? 'ok' : 'unexpected answer';
+        } catch (error) {
+          checks['redis'] = error instanceof Error ? error.message : String(error);
+        }
+        const ready = Object.values(checks).every((value) => value === 'ok');
+        sendJson(res, ready ? 200 : 503, { ready, checks });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/metrics',
+      handler: ({ res }) => {
+        const body = options.metrics.render();
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+        res.end(body);
+        return Promise.resolve();
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/.well-known/agent-card.json',
+      handler: ({ res }) => {
+        sendJson(res, 200, card);
+        return Promise.resolve();
+      },
+    },
+  ];
+}

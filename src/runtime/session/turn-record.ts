@@ -1,0 +1,67 @@
+import type { Part } from '../../protocol/parts/part.ts';
+import type { Injection } from '../injection.ts';
+import type { ModelMessage } from '../model/model-types.ts';
+
+/** Why a turn waits instead of running. */
+export interface TurnWait {
+  /** The turn state that made it wait: `suspended` (approval) or `delegated` (peer agent). */
+  readonly turnState: string;
+  /** ISO 8601 time after which the wait ends with a timeout. */
+  readonly until: string;
+  /** What the wait is for, e.g. an approval id. */
+  readonly ref?: string;
+}
+
+/**
+ * The durable state of one running turn, saved after every model call so that another worker can
+ * resume it after a crash.
+ */
+export interface TurnRecord {
+  readonly turnId: string;
+  readonly sessionId: string;
+  /** The actor now answering (changes on `passed`). */
+  readonly actor: string;
+  /** ISO 8601 start time. */
+  readonly startedAt: string;
+  /** ISO 8601 time by which the turn must settle. */
+  readonly deadlineAt: string;
+  /** Model calls made so far in this turn (all actors). */
+  readonly step: number;
+  /** Corrective retries used on protocol violations. */
+  readonly corrective: number;
+  /** Handoffs (`passed`) so far. */
+  readonly handoffs: number;
+  /** How many injections of the turn's inbox have been given to the model. */
+  readonly given: number;
+  /** This turn's messages, appended to the session history when the turn ends. */
+  readonly messages: readonly ModelMessage[];
+  readonly status: 'running' | 'waiting' | 'settled';
+  /** Set while waiting. */
+  readonly wait?: TurnWait;
+  /** The settling turn state, once settled. */
+  readonly settledAs?: string;
+  /** Every part emitted in this turn so far, in order, with its stable id. */
+  readonly emitted: readonly EmittedPart[];
+  /** Data-bearing events of this turn (tool results carrying domain data), for the envelope. */
+  readonly dataEvents: readonly TurnDataEvent[];
+  /** Where this turn's answers go. */
+  readonly replyTo: Injection['replyTo'];
+}
+
+/** A part as emitted in a turn. */
+export interface EmittedPart {
+  /** Stable across retries: `<turnId>.<step>.<block>.<part>` for model parts, `<turnId>.rt.<n>` for the runtime's. */
+  readonly partId: string;
+  readonly part: Part;
+  readonly turnState: string;
+  readonly actor: string;
+}
+
+/** Domain data a tool produced during the turn. */
+export interface TurnDataEvent {
+  /** What the data is (`flight-results`); picks the surface template. */
+  readonly kind: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  /** The tool that produced it. */
+  readonly source: string;
+}

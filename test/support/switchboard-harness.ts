@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
+import { createWebEventStore, type StoredWebChatEvent, type WebEventStore } from '../../channels/web/web-event-store.ts';
+import { loadEnv } from '../../src/config/env.ts';
+import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
+import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
+import { startService, type Service, type ServiceRole } from '../../src/runtime/service/create-service.ts';
+import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
+import type { FakeAnthropic } from '../fakes/fake-anthropic-types.ts';
+import { uniquePrefix } from './redis.ts';
+
+/** A running switchboard for a test file, with its fake model and readers of its output. */
+export interface SwitchboardHarness {
+  readonly url: string;
+  readonly prefix: string;
+  readonly fake: FakeAnthropic;
+  /** Posts a person's message in the web chat; resolves to the HTTP status and body. */
+  post(conversationId: string, text: string, clientId?: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Every event of a conversation's web stream so far. */
+  events(conversationId: string): Promise<StoredWebChatEvent[]>;
+  /** Waits until the conversation has `count` settled turns; returns all its events. */
+  settled(conversationId: string, count?: number, timeoutMs?: number): Promise<StoredWebChatEvent[]>;
+  /** The session event log of a web conversation. */
+  log(conversationId: string): Promise<StoredEventLogEntry[]>;
+  readonly redis: () => Redis;
+}
+
+/** Options of {@link useSwitchboard}. */
+export interface HarnessOptions {
+  readonly appDir: string;
+  readonly redisUrl: () => string;
+  readonly role?: ServiceRole;
+  /** Extra environment variables. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+const TERMINAL = new Set(['complete', 'clarifying', 'error', 'passed']);
+
+/** Events that end a turn: the settlement marker of each turn. */
+export function settledTurns(events: readonly StoredWebChatEvent[]): string[] {
+  const seen = new Set<string>();
+  for (const { event } of events) if (event.type === 'turn' && TERMINAL.has(event.turnState) && event.turnState !== 'passed') seen.add(event.turnId);
+  return [...seen];
+}
+
+/** Starts a fake model and a switchboard (role `all` by default) for the file; stops them after. */
+export function useSwitchboard(options: HarnessOptions): () => SwitchboardHarness {
+  let harness: SwitchboardHarness | undefined;
+  let service: Service | undefined;
+  let fake: FakeAnthropic | undefined;
+  let redis: Redis | undefined;
+  let store: WebEventStore | undefined;
+
+  beforeAll(async () => {
+    fake = await startFakeAnthropic();
+    const prefix = uniquePrefix('sb');
+    const env = loadEnv(
+      { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, SWITCHBOARD_APP: options.appDir, LOG_LEVEL: 'silent', ...options.env },
+      { appDir: options.appDir },
+    );
+    service = await startService({
+      env,
+      role: options.role ?? 'all',
+      redisUrl: options.redisUrl(),
+      logger: pino({ level: 'silent' }),
+      prefix,
+      port: 0,
+      sessionLockTtlMs: 5000,
+      jobLockDurationMs: 5000,
+    });
+    redis = new Redis(options.redisUrl());
+    const webStore = createWebEventStore({ redis, keyPrefix: prefix });
+    store = webStore;
+    const eventLog = createEventLog({ redis, prefix });
+    const url = service.url ?? '';
+    const liveFake = fake;
+    const liveRedis = redis;
+    const events = async (conversationId: string): Promise<StoredWebChatEvent[]> => webStore.readAfter(conversationId, '0', 10_000);
+    harness = {
+      url,
+      prefix,
+      fake: liveFake,
+      redis: () => liveRedis,
+      async post(conversationId, text, clientId) {
+        const response = await fetch(`${url}/api/chat/${conversationId}/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text, id: clientId ?? randomUUID() }),
+        });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      },
+      events,
+      async settled(conversationId, count = 1, timeoutMs = 20_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const all = await events(conversationId);
+          if (settledTurns(all).length >= count) return all;
+          if (Date.now() > deadline) throw new Error(`conversation ${conversationId}: ${settledTurns(all).length} of ${count} turns settled; events: ${JSON.stringify(all.map((stored) => stored.event))}`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      },
+      async log(conversationId) {
+        return eventLog.read(sessionIdOf('default', 'web', conversationId), 10_000);
+      },
+    };
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    await store?.close();
+    await redis?.quit();
+    await fake?.close();
+  });
+
+  return () => {
+    if (harness === undefined) throw new Error('useSwitchboard(): only available inside tests');
+    return harness;
+  };
+}

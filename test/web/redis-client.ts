@@ -1,0 +1,27 @@
+/** Opens ioredis connections for the web chat tests and closes them after each test. */
+
+import { Redis } from 'ioredis';
+import { afterEach } from 'vitest';
+
+/**
+ * Gives a `connect()` that opens a ready connection to `redisUrl()`; every connection it opened
+ * is closed after the test.
+ */
+export function useRedisClients(redisUrl: () => string): () => Promise<Redis> {
+  const opened: Redis[] = [];
+  afterEach(async () => {
+    await Promise.all(
+      opened.splice(0).map((redis) =>
+        redis.quit().catch(() => {
+          redis.disconnect();
+        }),
+      ),
+    );
+  });
+  return async () => {
+    const redis = new Redis(redisUrl(), { lazyConnect: true, maxRetriesPerRequest: 1 });
+    opened.push(redis);
+    await redis.connect();
+    return redis;
+  };
+}

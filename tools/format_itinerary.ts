@@ -1,0 +1,102 @@
+/**
+ * format_itinerary: a terminal tool. Lays confirmed bookings out as a fixed plain-text itinerary,
+ * delivered to the person word for word; the turn ends with it.
+ */
+import type { GeneralistToolDefinition } from '../src/protocol/tools/tool-definition.ts';
+import { AIRPORTS } from './_flights.ts';
+
+/** One flight of the itinerary, as book_flight confirmed it. */
+export interface ItineraryBooking {
+  readonly bookingReference: string;
+  readonly flightNumber: string;
+  readonly origin: string;
+  readonly destination: string;
+  /** ISO 8601 local time, `2026-12-18T07:25:00+00:00`. */
+  readonly departure: string;
+  /** ISO 8601 local time. */
+  readonly arrival: string;
+}
+
+/** Arguments of format_itinerary, after schema validation. */
+export interface FormatItineraryArgs {
+  readonly travellerName?: string;
+  /** In travel order. */
+  readonly bookings: readonly ItineraryBooking[];
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `Fri 18 Dec 2026, 07:25`, read from the text of an ISO local time (no time zone conversion). */
+export function formatLocalTime(iso: string): string {
+  const year = Number(iso.slice(0, 4));
+  const month = Number(iso.slice(5, 7));
+  const day = Number(iso.slice(8, 10));
+  const weekday = WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()] ?? '';
+  return `${weekday} ${day} ${MONTHS[month - 1] ?? ''} ${year}, ${iso.slice(11, 16)}`;
+}
+
+function airport(code: string): string {
+  const name = AIRPORTS[code];
+  return name === undefined ? code : `${name} (${code})`;
+}
+
+/** The itinerary text: a title, one block per flight in the given order, a note on times. */
+export function formatItinerary(args: FormatItineraryArgs): string {
+  const name = args.travellerName?.trim() ?? '';
+  const title = name === '' ? 'Itinerary' : `Itinerary for ${name}`;
+  const total = args.bookings.length;
+  const blocks = args.bookings.map((booking, index) =>
+    [
+      `Flight ${index + 1} of ${total}: ${booking.flightNumber}`,
+      `  ${airport(booking.origin)} -> ${airport(booking.destination)}`,
+      `  Departs: ${formatLocalTime(booking.departure)}`,
+      `  Arrives: ${formatLocalTime(booking.arrival)}`,
+      `  Booking reference: ${booking.bookingReference}`,
+    ].join('\n'),
+  );
+  return [title, ...blocks, 'All times are local to each airport.'].join('\n\n');
+}
+
+const ISO_LOCAL_TIME = { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d' };
+const IATA = { type: 'string', pattern: '^[A-Z]{3}$' };
+
+const formatItineraryTool: GeneralistToolDefinition<FormatItineraryArgs, string> = {
+  name: 'format_itinerary',
+  description:
+    'Send the person their itinerary: confirmed bookings laid out one block per flight. The text goes to the ' +
+    'person exactly as produced and ends your turn. Only use booking references and times that book_flight returned, in travel order.',
+  scope: 'generalist',
+  terminal: true,
+  tags: ['read', 'travel'],
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['bookings'],
+    properties: {
+      travellerName: { type: 'string', maxLength: 100, description: 'Whose itinerary it is, for the title.' },
+      bookings: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 20,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['bookingReference', 'flightNumber', 'origin', 'destination', 'departure', 'arrival'],
+          properties: {
+            bookingReference: { type: 'string', minLength: 1 },
+            flightNumber: { type: 'string', minLength: 1 },
+            origin: IATA,
+            destination: IATA,
+            departure: { ...ISO_LOCAL_TIME, description: 'Local departure time as book_flight returned it.' },
+            arrival: { ...ISO_LOCAL_TIME, description: 'Local arrival time as book_flight returned it.' },
+          },
+        },
+      },
+    },
+  },
+  outputSchema: { type: 'string', minLength: 1 },
+  handler: (args) => formatItinerary(args),
+};
+
+export default formatItineraryTool;
