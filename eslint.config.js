@@ -25,4 +25,8 @@ export default tseslint.config(
     files: ['**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
   },
+  {
+    files: ['bin/**/*.js'],
+    languageOptions: { globals: { process: 'readonly' } },
+  },
 );

@@ -146,31 +146,36 @@ describe('createInboundWorker', () => {
     expect(failed?.attemptsMade).toBe(3);
   });
 
-  it('processes injections concurrently up to its concurrency', async () => {
+  it('processes injections one at a time across workers, in enqueue order', async () => {
     let running = 0;
     let peak = 0;
+    const seen: string[] = [];
     const inbound = resources.track(createInboundQueue({ connection: resources.redis('producer'), prefix: prefix() }));
-    resources.track(
-      createInboundWorker({
-        connection: resources.redis('worker'),
-        prefix: prefix(),
-        concurrency: 4,
-        process: async () => {
-          running += 1;
-          peak = Math.max(peak, running);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          running -= 1;
-        },
-      }),
-    );
+    for (let worker = 0; worker < 2; worker += 1) {
+      resources.track(
+        createInboundWorker({
+          connection: resources.redis('worker'),
+          prefix: prefix(),
+          concurrency: 4,
+          process: async (injection) => {
+            running += 1;
+            peak = Math.max(peak, running);
+            await new Promise((resolve) => setTimeout(resolve, 10));
+            seen.push(injection.id);
+            running -= 1;
+          },
+        }),
+      );
+    }
     const queue = inspector(resources.redis('producer'));
-    for (let i = 0; i < 12; i += 1) await inbound.enqueue(sampleInjection(`web:c-${i}`));
+    const ids = Array.from({ length: 12 }, (_, i) => `web:c-${i}`);
+    for (const id of ids) await inbound.enqueue(sampleInjection(id));
 
     await vi.waitFor(async () => {
       expect(await queue.getJobCounts('completed')).toEqual({ completed: 12 });
     });
-    expect(peak).toBeGreaterThan(1);
-    expect(peak).toBeLessThanOrEqual(4);
+    expect(peak).toBe(1);
+    expect(seen).toEqual(ids);
   });
 
   it('lets running injections finish on close', async () => {

@@ -80,10 +80,15 @@ export function createInboundQueue(options: InboundQueueOptions): InboundQueue {
     removeOnFail: false,
   } as const;
   let closing: Promise<void> | undefined;
+  // One injection at a time across every worker process: jobs are taken in enqueue order, so each
+  // conversation's messages reach its mailbox in the order the channel accepted them.
+  let ordered: Promise<unknown> | undefined;
 
   return {
     async enqueue(injection) {
       if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The inbound queue is closed');
+      ordered ??= queue.setGlobalConcurrency(1);
+      await ordered;
       return addOnce(queue, JOB_NAME, injection, { ...jobOptions, jobId: inboundJobId(injection.id) });
     },
     close() {

@@ -164,7 +164,12 @@ export function createOutbound(options: OutboundOptions): Outbound {
         sender.rateLimit !== undefined
       ) {
         // Hold off the whole channel, not just this job (BullMQ applies it only with a limiter).
-        await queueOf(channel).rateLimit(thrown.retryAfterMs);
+        // If that fails, the job's own backoff still honours retryAfterMs.
+        await queueOf(channel)
+          .rateLimit(thrown.retryAfterMs)
+          .catch((error: unknown) => {
+            onError(toError(error));
+          });
       }
       return toError(thrown);
     };

@@ -5,13 +5,9 @@
 import { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
 import type { Injection } from '../src/runtime/injection.ts';
+import type { Closable } from './close-on-signal.ts';
 import type { OutboundDelivery } from './outbound-types.ts';
 import { producerRedisOptions, workerRedisOptions, type RedisRole } from './redis-connections.ts';
-
-/** Something a test opened and must close. */
-export interface Closable {
-  close(): Promise<void>;
-}
 
 /** Per-test resources, closed (last opened first) after each test. */
 export interface TestResources {

@@ -135,7 +135,7 @@ export function openRedis(input: RedisConnectionInput, role: RedisRole): OpenedR
 
 /**
  * Closes a client gracefully (`QUIT`, which lets pending replies arrive) when it is connected, and
- * drops it otherwise. Never throws.
+ * drops it otherwise. Resolves once the connection has ended. Never throws.
  */
 export async function closeRedis(client: Redis): Promise<void> {
   if (client.status === 'end') return;
@@ -143,11 +143,17 @@ export async function closeRedis(client: Redis): Promise<void> {
     client.disconnect();
     return;
   }
+  const ended = new Promise<void>((resolve) => {
+    client.once('end', () => {
+      resolve();
+    });
+  });
   try {
     await client.quit();
   } catch {
     client.disconnect();
   }
+  await ended;
 }
 
 /**

@@ -4,8 +4,8 @@ import { SwitchboardError } from '../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
 import { turnJobId } from './job-ids.ts';
 import { sleep, useTestResources } from './queue-test-kit.ts';
-import { createSessionLock } from './session-lock.ts';
-import { createTurnQueue, createTurnWorker, TURN_QUEUE_NAME } from './turn-queue.ts';
+import { createSessionLock, sessionLockKey } from './session-lock.ts';
+import { createTurnQueue, createTurnWorker, TURN_QUEUE_NAME, type TurnLease } from './turn-queue.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -213,7 +213,7 @@ describe('turn queue', () => {
     const doomedRedis = resources.redis('worker');
     const doomed = new Worker(TURN_QUEUE_NAME, null, { connection: doomedRedis, prefix: prefix(), lockDuration: 400 });
     const taken = await doomed.getNextJob('doomed-token');
-    expect(taken?.id).toBe(turnJobId('crash:1'));
+    expect(taken.id).toBe(turnJobId('crash:1'));
     const doomedLease = await createSessionLock({ redis: doomedRedis, prefix: prefix(), ttlMs: lockTtlMs }).tryAcquire('s');
     const diedAt = performance.now();
     expect(doomedLease).toBeDefined();
@@ -245,6 +245,43 @@ describe('turn queue', () => {
       expect(doomedLease?.signal.aborted).toBe(true);
     });
     expect((doomedLease?.signal.reason as SwitchboardError).code).toBe('session.lock_lost');
+  });
+
+  it('aborts a turn whose session lock is lost, fails that attempt and retries it', async () => {
+    const redis = resources.redis('worker');
+    const reasons: unknown[] = [];
+    let runs = 0;
+    const turns = resources.track(
+      createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), attempts: 2, backoffDelayMs: 10 }),
+    );
+    resources.track(
+      createTurnWorker({
+        connection: redis,
+        prefix: prefix(),
+        lockTtlMs: 600,
+        process: async (sessionId: string, lease: TurnLease) => {
+          runs += 1;
+          if (runs > 1) return;
+          // Someone else takes the session lock (briefly) while this turn runs.
+          await redis.set(sessionLockKey(prefix(), sessionId), 'intruder', 'PX', 300);
+          await new Promise((resolve) => {
+            lease.signal.addEventListener('abort', resolve, { once: true });
+          });
+          reasons.push(lease.signal.reason);
+        },
+      }),
+    );
+    await turns.schedule('s', 'lost:1');
+
+    const queue = inspector();
+    await vi.waitFor(async () => {
+      expect(await queue.getJobCounts('completed')).toEqual({ completed: 1 });
+    }, { timeout: 10_000 });
+    expect(runs).toBe(2);
+    expect((reasons[0] as SwitchboardError).code).toBe('session.lock_lost');
+    const job = await queue.getJob(turnJobId('lost:1'));
+    expect(job?.attemptsMade).toBe(2);
+    expect((job?.stacktrace ?? []).join('\n')).toContain('lost');
   });
 
   it('rejects schedule after close', async () => {

@@ -15,7 +15,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { turnJobId } from './job-ids.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
-import { createSessionLock } from './session-lock.ts';
+import { createSessionLock, type SessionLease } from './session-lock.ts';
 
 /** Name of the turn BullMQ queue (its keys are `<prefix>:turns:…`). */
 export const TURN_QUEUE_NAME = 'turns';
@@ -124,10 +124,17 @@ export interface TurnWorkerOptions {
   /** Session lock lifetime without a heartbeat, in milliseconds; heartbeat every third. Default 30000. */
   readonly lockTtlMs?: number;
   /**
-   * Base delay before a job whose session is busy is tried again, in milliseconds; a random extra
-   * of up to the same amount is added so waiting jobs spread out. Default 50.
+   * Delay before a job whose session is busy is tried again, in milliseconds, while the job is
+   * young; a random extra of up to the same amount is added so waiting jobs spread out. A job that
+   * has waited longer is tried less often: its delay grows to a tenth of its age, up to
+   * {@link TurnWorkerOptions.busyMaxRetryDelayMs}. Default 50.
    */
   readonly busyRetryDelayMs?: number;
+  /**
+   * Upper bound of the busy-session delay (before jitter), in milliseconds. Bounds both the Redis
+   * traffic of jobs waiting behind a long turn and how late they start after it. Default 1000.
+   */
+  readonly busyMaxRetryDelayMs?: number;
   /** BullMQ job lock duration (`lockDuration`), renewed by BullMQ every half, in milliseconds. Default 15000. */
   readonly jobLockDurationMs?: number;
   /** Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds. Default 15000. */
@@ -136,9 +143,17 @@ export interface TurnWorkerOptions {
   readonly maxStalledCount?: number;
   /**
    * Runs one turn of `sessionId`: drains the session's mailbox. Called only while this worker holds
-   * the session lock. A rejection retries the job with backoff until its attempts run out.
+   * the session lock. A rejection retries the job with backoff until its attempts run out. If the
+   * lock is lost meanwhile, `lease.signal` aborts and the attempt fails with `session.lock_lost`
+   * (retried) however `process` ends.
    */
   readonly process: (sessionId: string, lease: TurnLease) => Promise<void>;
+  /**
+   * Whether a session has work waiting. When given, a job that finds its session busy completes at
+   * once (no polling), and the job holding the session calls this after releasing it and runs
+   * again while it answers true. Without it, a busy session's job is delayed and retried.
+   */
+  readonly hasWork?: (sessionId: string) => Promise<boolean>;
   /** Receives errors of the worker, its connections and lock releases. Default: ignored. */
   readonly onError?: (error: Error) => void;
 }
@@ -159,6 +174,13 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const redis = openRedis(options.connection, 'worker');
   const locks = createSessionLock({ redis: redis.client, prefix, ttlMs: options.lockTtlMs ?? 30_000 });
   const busyRetryDelayMs = options.busyRetryDelayMs ?? 50;
+  const busyMaxRetryDelayMs = Math.max(busyRetryDelayMs, options.busyMaxRetryDelayMs ?? 1000);
+  /** Delay for a busy session's job: short while the job is young, longer as it keeps waiting. */
+  const busyDelay = (job: Job<TurnJobData>): number => {
+    const age = Math.max(0, Date.now() - job.timestamp);
+    const base = Math.min(busyMaxRetryDelayMs, Math.max(busyRetryDelayMs, Math.floor(age / 10)));
+    return base + Math.floor(Math.random() * (base + 1));
+  };
   const onError = options.onError ?? (() => undefined);
 
   const processJob = async (job: Job<TurnJobData>, token?: string, cancel?: AbortSignal): Promise<void> => {
@@ -166,17 +188,32 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     if (token === undefined) {
       throw new SwitchboardError('internal', 'BullMQ gave the turn processor no job token');
     }
-    const lease = await locks.tryAcquire(sessionId);
-    if (lease === undefined) {
-      const delay = busyRetryDelayMs + Math.floor(Math.random() * (busyRetryDelayMs + 1));
-      await job.moveToDelayed(Date.now() + delay, token);
-      throw new DelayedError();
+    for (;;) {
+      const lease = await locks.tryAcquire(sessionId);
+      if (lease === undefined) {
+        // With hasWork, the holder re-checks the session after releasing it, so a first attempt's
+        // work cannot be stranded: it completes at once instead of waiting for the lock. A job
+        // that stalled or failed before may itself be the holder that died: it waits for the lock.
+        const firstAttempt = job.stalledCounter === 0 && job.attemptsMade === 0;
+        if (options.hasWork !== undefined && firstAttempt) return;
+        await job.moveToDelayed(Date.now() + busyDelay(job), token);
+        throw new DelayedError();
+      }
+      await runLeased(sessionId, lease, cancel);
+      if (options.hasWork === undefined || !(await options.hasWork(sessionId))) return;
     }
+  };
+
+  const runLeased = async (sessionId: string, lease: SessionLease, cancel?: AbortSignal): Promise<void> => {
     const signal = cancel === undefined ? lease.signal : AbortSignal.any([lease.signal, cancel]);
     try {
-      await options.process(sessionId, { signal });
-    } catch (error) {
-      throw lease.signal.aborted ? toError(lease.signal.reason) : error;
+      try {
+        await options.process(sessionId, { signal });
+      } catch (error) {
+        throw lease.signal.aborted ? toError(lease.signal.reason) : error;
+      }
+      // A turn that lost its lock may have overlapped another; it does not count as done.
+      if (lease.signal.aborted) throw toError(lease.signal.reason);
     } finally {
       // If the release fails the lock still expires after lockTtlMs.
       await lease.release().catch((error: unknown) => {

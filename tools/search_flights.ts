@@ -163,7 +163,7 @@ const searchFlights: GeneralistToolDefinition<SearchFlightsArgs, SearchFlightsRe
       flights.length === 0
         ? noMatchSummary(all, args, passengers)
         : [
-            `${plural(flights.length, 'flight')} from ${args.origin} to ${args.destination} on ${args.date} for ${plural(passengers, 'passenger')}, cheapest first:`,
+            `${plural(flights.length, 'flight')} from ${args.origin} to ${args.destination} on ${args.date} for ${plural(passengers, 'passenger')}${flights.length > 1 ? ', cheapest first' : ''}:`,
             ...flights.map((offer) => offerLine(offer, passengers)),
           ].join('\n');
     return {

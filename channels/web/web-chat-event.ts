@@ -6,7 +6,7 @@
 import type { Part } from '../../src/protocol/parts/part.ts';
 
 /** One part of an actor's output, carrying the turn state it was emitted with. */
-export interface WebChatPartEvent {
+interface WebChatPartEvent {
   readonly type: 'part';
   readonly turnId: string;
   /** Unique within the turn; the page drops a second part with the same `turnId` and `partId`. */
@@ -19,7 +19,7 @@ export interface WebChatPartEvent {
 }
 
 /** A change of a turn's state that came without a part (e.g. the turn settling). */
-export interface WebChatTurnEvent {
+interface WebChatTurnEvent {
   readonly type: 'turn';
   readonly turnId: string;
   readonly turnState: string;
@@ -27,7 +27,7 @@ export interface WebChatTurnEvent {
 }
 
 /** The person's own message, echoed so every open tab of the conversation shows it. */
-export interface WebChatMessageEvent {
+interface WebChatMessageEvent {
   readonly type: 'message';
   /** The injection id of the message (`web:<conversationId>:<clientMessageId>`). */
   readonly messageId: string;

@@ -118,8 +118,8 @@ describe('WebEventStore.subscribe', () => {
     const second = await store.append('conv', { type: 'turn', turnId: 't', turnState: 'complete' }, 'k2');
     await mine.waitFor(2);
     expect(mine.received).toEqual([
-      { id: first.id, event: part('t', 'p1', 'one') },
-      { id: second.id, event: { type: 'turn', turnId: 't', turnState: 'complete' } },
+      { id: first.id, previousId: '0', event: part('t', 'p1', 'one') },
+      { id: second.id, previousId: first.id, event: { type: 'turn', turnId: 't', turnState: 'complete' } },
     ]);
     await unsubscribe();
   });

@@ -29,7 +29,7 @@ export interface LiveWebChatEvent extends StoredWebChatEvent {
 }
 
 /** Receives each event appended to a subscribed conversation, in append order. */
-export type WebChatEventListener = (live: LiveWebChatEvent) => void;
+type WebChatEventListener = (live: LiveWebChatEvent) => void;
 
 /** Ends a subscription. Never rejects. */
 export type Unsubscribe = () => Promise<void>;

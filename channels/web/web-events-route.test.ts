@@ -133,22 +133,37 @@ describe('GET /api/chat/:conversationId/events', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('sends heartbeats and repairs a live event lost on pub/sub at the next one', async () => {
-    const store = await makeStore();
-    const lossyStore: WebEventStore = {
+  function lossy(store: WebEventStore, lostPartIds: readonly string[]): WebEventStore {
+    return {
       ...store,
       subscribe: (conversationId, listener) =>
-        store.subscribe(conversationId, (stored) => {
-          if (stored.event.type === 'part' && stored.event.partId === 'lost') return;
-          listener(stored);
+        store.subscribe(conversationId, (live) => {
+          if (live.event.type === 'part' && lostPartIds.includes(live.event.partId)) return;
+          listener(live);
         }),
     };
-    const server = await serve(lossyStore, 50);
+  }
+
+  it('reads the stream when a live event shows that an announcement was lost', async () => {
+    const store = await makeStore();
+    const server = await serve(lossy(store, ['lost-1', 'lost-2']));
+    const client = await open(`${server.url}/api/chat/conv/events`);
+    await client.waitFor((sse) => sse.retryMs !== undefined);
+    await appendParts(store, 'conv', ['first', 'lost-1', 'lost-2', 'after-lost']);
+    await client.waitForEvents(4);
+    await appendParts(store, 'conv', ['last']);
+    await client.waitForEvents(5);
+    expect(partIdsOf(client)).toEqual(['first', 'lost-1', 'lost-2', 'after-lost', 'last']);
+  });
+
+  it('sends heartbeats and repairs a trailing lost announcement at the next one', async () => {
+    const store = await makeStore();
+    const server = await serve(lossy(store, ['lost']), 50);
     const client = await open(`${server.url}/api/chat/conv/events`);
     await client.waitFor((sse) => sse.comments.includes('heartbeat'));
-    await appendParts(store, 'conv', ['lost', 'after-lost']);
-    await client.waitForEvents(2);
-    expect(partIdsOf(client)).toEqual(['lost', 'after-lost']);
+    await appendParts(store, 'conv', ['lost']);
+    await client.waitForEvents(1);
+    expect(partIdsOf(client)).toEqual(['lost']);
   });
 
   it('answers 400 to a bad resume point or conversation id', async () => {

@@ -14,7 +14,7 @@ import { isConversationId } from './conversation-id.ts';
 import type { WebEventStore } from './web-event-store.ts';
 
 /** Longest message accepted after trimming, in UTF-16 code units (as the browser's `maxlength` counts). */
-export const MAX_MESSAGE_CHARS = 8000;
+const MAX_MESSAGE_CHARS = 8000;
 
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const MAX_BODY_BYTES = 64 * 1024;

@@ -16,7 +16,7 @@ async function checkRedis(env: SwitchboardEnv): Promise<Check> {
       await redis.connect();
       const info = await redis.info('server');
       const version = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
-      const policy = (await redis.config('GET', 'maxmemory-policy')) as string[];
+      const policy = (await redis.config('GET', 'maxmemory-policy'));
       const eviction = policy[1] ?? 'unknown';
       const major = Number(version.split('.')[0]);
       const minor = Number(version.split('.')[1]);

@@ -68,8 +68,8 @@ async function start(env: SwitchboardEnv, role: ServiceRole): Promise<number> {
       logger.info({ signal }, 'stopping');
       resolveStop();
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => { stop('SIGTERM'); });
+    process.once('SIGINT', () => { stop('SIGINT'); });
   });
   await service.close();
   await embedded?.stop();

@@ -23,7 +23,8 @@ describe('messages that arrive mid-turn (followup mode)', () => {
       }),
     );
     await sb().post('c-follow', 'first #slow');
-    while (!started) await new Promise((resolve) => setTimeout(resolve, 20));
+    const isStarted = (): boolean => started;
+    while (!isStarted()) await new Promise((resolve) => setTimeout(resolve, 20));
     await sb().post('c-follow', 'second #next');
     release();
     const events = await sb().settled('c-follow', 2);

@@ -58,8 +58,8 @@ export function scenarioScript(scenarios: Readonly<Record<string, readonly Scena
       ...(block.is_error === undefined ? {} : { is_error: block.is_error }),
     }));
     const texts = messages.filter((message) => message.role === 'user').flatMap((message) => blocksOf(message).flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : [])));
-    const system = Array.isArray(request.body.system) ? request.body.system.map((block) => block.text).join('\n') : String(request.body.system ?? '');
-    const tools = (request.body.tools ?? []).map((tool) => ('name' in tool ? String(tool.name) : tool.type));
+    const system = Array.isArray(request.body.system) ? request.body.system.map((block) => block.text).join('\n') : request.body.system ?? '';
+    const tools = (request.body.tools ?? []).map((tool) => ('name' in tool ? tool.name : tool.type));
     const handler = steps[Math.min(step, steps.length - 1)];
     if (handler === undefined) throw new Error('unreachable');
     return handler({ request, step, texts, toolResults, system, tools });

@@ -32,6 +32,8 @@ export interface HarnessOptions {
   readonly appDir: string;
   readonly redisUrl: () => string;
   readonly role?: ServiceRole;
+  /** Key prefix; default a unique one. Worker child processes must be given the same. */
+  readonly prefix?: string;
   /** Extra environment variables. */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -55,7 +57,7 @@ export function useSwitchboard(options: HarnessOptions): () => SwitchboardHarnes
 
   beforeAll(async () => {
     fake = await startFakeAnthropic();
-    const prefix = uniquePrefix('sb');
+    const prefix = options.prefix ?? uniquePrefix('sb');
     const env = loadEnv(
       { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, SWITCHBOARD_APP: options.appDir, LOG_LEVEL: 'silent', ...options.env },
       { appDir: options.appDir },

@@ -4,7 +4,7 @@
  */
 
 /** One dispatched SSE event. */
-export interface SseEvent {
+interface SseEvent {
   readonly id: string | undefined;
   readonly event: string | undefined;
   readonly data: string;

@@ -336,6 +336,7 @@ function onEvent(kind, message) {
     if (seenEvents.has(streamId)) return;
     seenEvents.add(streamId);
     lastEventId = streamId;
+    elements.log.dataset.lastEventId = streamId;
   }
   let event;
   try {
@@ -448,7 +449,8 @@ elements.newConversation.addEventListener('click', () => {
   window.location.assign(url.toString());
 });
 
-elements.conversationLabel.textContent = 'Conversation ' + conversationId.slice(0, 8) + '.';
+elements.conversationLabel.textContent =
+  'Conversation ' + (conversationId.length > 16 ? conversationId.slice(0, 8) + '…' : conversationId) + '.';
 elements.conversationLabel.title = conversationId;
 setConnection('connecting', 'Connecting…');
 connect();

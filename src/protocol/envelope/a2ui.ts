@@ -25,9 +25,6 @@ export const BASIC_CATALOG_ID = 'https://a2ui.org/specification/v0_9/basic_catal
 /** Id every surface's root component has. */
 export const ROOT_COMPONENT_ID = 'root';
 
-/** A literal string, or a binding to a value of the surface's data model by JSON Pointer. */
-export type A2uiDynamicString = string | { readonly path: string };
-
 /** One component of a surface's flat component list. */
 export interface A2uiComponent {
   /** Unique within the surface; `root` for the tree's root. */

@@ -57,7 +57,7 @@ describe('part-type registry', () => {
 
   it.each(['audio', 'TA.thing', 'ta.', '.x', 'ta thing.x', 'ta_x.y'])('refuses the un-namespaced id %j', (id) => {
     const registry = createPartTypeRegistry();
-    expect(() => registry.register({ partType: id, deliveryRules: { streaming: 'flush', buffered: 'drop' } })).toThrowError(
+    expect(() => registry.register({ partType: id, deliveryRules: { streaming: 'flush', buffered: 'drop' } })).toThrow(
       expect.objectContaining({ code: 'part_type.invalid_id' }) as Error,
     );
   });
@@ -66,8 +66,8 @@ describe('part-type registry', () => {
     const registry = createPartTypeRegistry();
     const registration = { partType: 'ta.audio', deliveryRules: { streaming: 'flush', buffered: 'drop' } } as const;
     registry.register(registration);
-    expect(() => registry.register(registration)).toThrowError(SwitchboardError);
-    expect(() => registry.register(registration)).toThrowError(/already registered/);
+    expect(() => registry.register(registration)).toThrow(SwitchboardError);
+    expect(() => registry.register(registration)).toThrow(/already registered/);
   });
 
   it('names the known ids when an unknown one is required', () => {

@@ -67,7 +67,7 @@ describe('respond() validator properties', () => {
       fc.property(validCallArb, fc.nat(), fc.nat({ max: corruptions.length - 1 }), (call, at, which) => {
         const corrupt = corruptions[which];
         if (corrupt === undefined) return;
-        const { input, code } = corrupt(call as Parameters<Corruption>[0], at % call.parts.length);
+        const { input, code } = corrupt(call, at % call.parts.length);
         const result = validateRespondCall(input, context);
         expect(result.ok).toBe(false);
         if (!result.ok) expect(result.issues.map((issue) => issue.code)).toContain(code);

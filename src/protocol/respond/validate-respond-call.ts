@@ -52,7 +52,7 @@ export function validateRespondCall(input: unknown, context: RespondValidationCo
 
   const parts = validateParts(input['parts'], context, issues);
   const turnState = validateTurnState(input['turnState'], context, issues);
-  const passTo = validatePassTo(input['passTo'], turnState, context, issues);
+  const passTo = validatePassTo(input['passTo'], turnState ?? input['turnState'], context, issues);
 
   const note = input['note'];
   if (note !== undefined && typeof note !== 'string') {
@@ -185,7 +185,7 @@ function validateTurnState(value: unknown, context: RespondValidationContext, is
 
 function validatePassTo(
   value: unknown,
-  turnState: string | undefined,
+  turnState: unknown,
   context: RespondValidationContext,
   issues: RespondIssue[],
 ): string | undefined {
@@ -207,7 +207,7 @@ function validatePassTo(
     issues.push({
       code: 'pass_to_without_passed',
       path: '/passTo',
-      message: `"passTo" is only valid with turnState "passed" (got "${turnState ?? 'none'}").`,
+      message: `"passTo" is only valid with turnState "passed" (got ${turnState === undefined ? 'none' : JSON.stringify(turnState)}).`,
     });
     return undefined;
   }

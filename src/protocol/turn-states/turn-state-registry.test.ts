@@ -28,19 +28,19 @@ describe('turn-state registry', () => {
   it('refuses un-namespaced and duplicate states', () => {
     const registry = createTurnStateRegistry();
     const base = { isTerminal: true, emitsEnvelope: 'none', holdsActor: false } as const;
-    expect(() => registry.register({ ...base, turnState: 'done' })).toThrowError(
+    expect(() => registry.register({ ...base, turnState: 'done' })).toThrow(
       expect.objectContaining({ code: 'turn_state.invalid_id' }) as Error,
     );
-    expect(() => registry.register({ ...base, turnState: 'complete' })).toThrowError(
+    expect(() => registry.register({ ...base, turnState: 'complete' })).toThrow(
       expect.objectContaining({ code: 'turn_state.invalid_id' }) as Error,
     );
     registry.register({ ...base, turnState: 'ta.done' });
-    expect(() => registry.register({ ...base, turnState: 'ta.done' })).toThrowError(
+    expect(() => registry.register({ ...base, turnState: 'ta.done' })).toThrow(
       expect.objectContaining({ code: 'turn_state.duplicate' }) as Error,
     );
   });
 
   it('reports an unknown state with the known ones', () => {
-    expect(() => createTurnStateRegistry().require('finished')).toThrowError(/Unknown turn state "finished"/);
+    expect(() => createTurnStateRegistry().require('finished')).toThrow(/Unknown turn state "finished"/);
   });
 });

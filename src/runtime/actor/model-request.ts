@@ -1,5 +1,5 @@
 import { RESPOND_SYSTEM_PROMPT, terminalToolsPromptSection } from '../../protocol/respond/system-prompt.ts';
-import type { ModelInputBlock, ModelMessage, ModelRequest, ModelTool } from '../model/model-types.ts';
+import type { ModelMessage, ModelRequest, ModelTool } from '../model/model-types.ts';
 import type { ActorConfig } from './actor-config.ts';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
@@ -39,7 +39,7 @@ function dropLeadingToolResults(history: ModelMessage[]): ModelMessage[] {
 function withCacheMark(message: ModelMessage): ModelMessage {
   const last = message.content.at(-1);
   if (last === undefined) return message;
-  return { role: message.role, content: [...message.content.slice(0, -1), { ...last, cache_control: EPHEMERAL } as ModelInputBlock] };
+  return { role: message.role, content: [...message.content.slice(0, -1), { ...last, cache_control: EPHEMERAL }] };
 }
 
 /** Joins consecutive messages of the same role, as the API wants alternating roles. */

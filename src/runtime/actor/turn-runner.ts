@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { SwitchboardError } from '../../protocol/errors.ts';
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
 import { parseRespondCall } from '../../protocol/respond/parse-respond-call.ts';
@@ -36,6 +37,8 @@ export interface TurnRunnerDeps {
   readonly router: ToolRouter;
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
+  /** Names this process in the event log (which worker ran or resumed a turn). Default `<host>:<pid>`. */
+  readonly workerId?: string;
   /** Wait limit of a `delegated` turn, in ms. Default 10 minutes. */
   readonly delegationTimeoutMs?: number;
 }
@@ -60,8 +63,7 @@ export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, s
       const until = progress.record.wait === undefined ? 0 : Date.parse(progress.record.wait.until);
       if (now() < until) return;
     }
-    await runTurn(deps, progress, signal);
-    if (progress.record.status === 'waiting') return;
+    if ((await runTurn(deps, progress, signal)) === 'waiting') return;
   }
 }
 
@@ -103,14 +105,19 @@ function toInputBlocks(blocks: readonly ModelOutputBlock[]): ModelInputBlock[] {
   });
 }
 
+/** Whether the signal fired (read through a call, so narrowing does not keep a stale value). */
+function aborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
 /** Runs one turn to settlement or to a wait, saving its record after every model call. */
-async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal): Promise<void> {
+async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal): Promise<'settled' | 'waiting'> {
   const now = deps.now ?? Date.now;
   let record = progress.record;
   let inbox = progress.inbox;
   const { sessionId, turnId } = record;
   const history = await deps.store.history(sessionId);
-  await deps.log.append(sessionId, { type: progress.resumed ? 'turn_resumed' : 'turn_started', turnId, actor: record.actor, data: { step: record.step } });
+  await deps.log.append(sessionId, { type: progress.resumed ? 'turn_resumed' : 'turn_started', turnId, actor: record.actor, data: { step: record.step, worker: deps.workerId ?? `${hostname()}:${process.pid}` } });
 
   const finish = async (turnState: string): Promise<void> => {
     record = { ...record, status: 'settled', settledAs: turnState };
@@ -130,11 +137,11 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
 
   if (record.status === 'settled') {
     await finish(record.settledAs ?? 'complete');
-    return;
+    return 'settled';
   }
   if (record.status === 'waiting') {
     await failTurn('wait_expired', 'The request timed out while waiting, so nothing more was done.');
-    return;
+    return 'settled';
   }
 
   for (;;) {
@@ -142,16 +149,16 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     const actor = deps.actors.get(record.actor);
     if (actor === undefined) {
       await failTurn('unknown_actor', 'This conversation was handed to an assistant that does not exist.');
-      return;
+      return 'settled';
     }
     const { limits } = actor.config;
     if (now() > Date.parse(record.deadlineAt)) {
       await failTurn('deadline', 'Sorry, this took longer than allowed, so I stopped. Please try again.');
-      return;
+      return 'settled';
     }
     if (record.step >= limits.maxModelCalls) {
       await failTurn('max_model_calls', 'Sorry, I could not finish this within my step limit. Please try again or simplify the request.');
-      return;
+      return 'settled';
     }
 
     if (actor.config.midTurn === 'steer' || record.given === 0) {
@@ -199,12 +206,12 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
       response = await deps.model.create(request, { signal, onBlock: deliverEarly });
     } catch (error) {
       await Promise.allSettled(earlyDeliveries);
-      if (signal.aborted) throw new SwitchboardError('session.lock_lost', `Lost the lock of session ${sessionId}.`, { cause: error });
+      if (aborted(signal)) throw new SwitchboardError('session.lock_lost', `Lost the lock of session ${sessionId}.`, { cause: error });
       const coded = error instanceof SwitchboardError ? error : undefined;
       await deps.log.append(sessionId, { type: 'model_response', turnId, actor: record.actor, data: { step, error: coded?.message ?? String(error) } });
       const userMessage = coded?.details['userMessage'];
       await failTurn('model_failed', typeof userMessage === 'string' ? userMessage : 'Sorry, the assistant is unavailable right now. Please try again in a moment.');
-      return;
+      return 'settled';
     }
     await Promise.all(earlyDeliveries);
     await deps.log.append(sessionId, {
@@ -305,7 +312,7 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     if (settle?.turnState === 'passed' && settle.passTo !== undefined) {
       if (record.handoffs >= limits.maxHandoffs) {
         await failTurn('max_handoffs', 'Sorry, this request was handed around too many times, so I stopped.');
-        return;
+        return 'settled';
       }
       record = { ...record, actor: settle.passTo, handoffs: record.handoffs + 1 };
       await deps.store.saveTurn(record);
@@ -313,25 +320,24 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     }
     if (settle !== undefined) {
       await finish(settle.turnState);
-      return;
+      return 'settled';
     }
     if (terminal !== undefined) {
       const part: EmittedPart = { partId: `${turnId}.${step}.terminal`, part: { text: terminal.output, metadata: { partType: 'response', source: terminal.tool } }, turnState: 'complete', actor: record.actor };
       record = { ...record, emitted: [...record.emitted, part] };
       await deps.output.part(record, part);
       await finish('complete');
-      return;
+      return 'settled';
     }
     if (waitState !== undefined) {
       const waitMs = deps.delegationTimeoutMs ?? 600_000;
       record = { ...record, status: 'waiting', wait: { turnState: waitState, until: new Date(now() + waitMs).toISOString() } };
-      progress.record.status === 'running' && Object.assign(progress, { record });
       await deps.store.saveTurn(record);
-      return;
+      return 'waiting';
     }
     if (record.corrective > limits.maxCorrectiveRetries) {
       await failTurn('protocol_violations', 'Sorry, the assistant could not produce a valid answer. Please try again.');
-      return;
+      return 'settled';
     }
     await deps.store.saveTurn(record);
   }

@@ -6,13 +6,13 @@ import { DEFAULT_ACTOR_LIMITS } from '../actor/actor-config.ts';
 import { CHANNEL_NAMES } from './app-types.ts';
 
 /** Actor names: what `actors/<name>.yaml` and `passTo` use. */
-export const ACTOR_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
+const ACTOR_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
 
 /** Person ids and role names: lower-case letters, digits, `.`, `_` and `-`. */
-export const PERSON_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$';
+const PERSON_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$';
 
 /** An E.164 phone number: `+`, then up to 15 digits, the first not 0. */
-export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
+const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
 
 const MID_TURN_MODES = ['steer', 'followup'];
 

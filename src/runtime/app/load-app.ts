@@ -13,15 +13,8 @@ import { readSwitchboardFile, SWITCHBOARD_FILE } from './read-switchboard-file.t
 import { resolveApprovals } from './resolve-approvals.ts';
 import { resolvePeople } from './resolve-people.ts';
 
-export type { AppProblem } from './app-problems.ts';
-export type {
-  ApprovalConfig,
-  ChannelName,
-  ChannelRoute,
-  LoadedApp,
-  Person,
-  SwitchboardConfig,
-} from './app-types.ts';
+/** The result of {@link loadApp}; the shapes it holds (`Person`, `ApprovalConfig`, ...) are in `app-types.ts`. */
+export type { LoadedApp } from './app-types.ts';
 
 /** Options of {@link loadApp}. */
 export interface LoadAppOptions {

@@ -31,6 +31,7 @@ export async function readYamlFile(path: string, file: string, problems: AppProb
   return { ok: true, value: document.toJS() as unknown };
 }
 
+/** The first line of a yaml error message, without the position the message repeats at its end. */
 function firstLine(text: string): string {
-  return text.split('\n')[0] ?? text;
+  return (text.split('\n')[0] ?? text).replace(/ at line \d+, column \d+:?$/, '');
 }

@@ -60,7 +60,7 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions)
           },
         };
       } catch (error) {
-        const status = error instanceof APIError ? error.status : undefined;
+        const status = error instanceof APIError ? (error.status as number | undefined) : undefined;
         const retryable = status === undefined || status === 429 || status === 529 || status >= 500;
         throw new SwitchboardError('model.failed', `The model call failed${status === undefined ? '' : ` (HTTP ${status})`}.`, {
           cause: error,

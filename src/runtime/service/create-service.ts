@@ -97,7 +97,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
   const metrics = createMetrics();
-  const webStore = createWebEventStore({ redis, keyPrefix: prefix, onError: (error) => logger.error({ err: error }, 'web event store') });
+  const webStore = createWebEventStore({ redis, keyPrefix: prefix, onError: (error) => { logger.error({ err: error }, 'web event store'); } });
   const webSender = createWebSender(webStore);
   const inboundQueue = createInboundQueue({ connection: { ...redisOptions(options.redisUrl) }, prefix });
   const closers: (() => Promise<unknown>)[] = [];
@@ -118,17 +118,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       }),
       ...createOpsRoutes({ redis, metrics, env, app, actors: [...actors.values()].map((actor) => actor.config), adminToken: env.adminToken }),
     ];
-    server = createServer(createRouter(routes, (error, context) => logger.warn({ err: error, path: context.url.pathname }, 'request failed')));
+    server = createServer(createRouter(routes, (error, context) => { logger.warn({ err: error, path: context.url.pathname }, 'request failed'); }));
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);
-      listening.listen(options.port ?? env.port, () => resolve());
+      listening.listen(options.port ?? env.port, () => { resolve(); });
     });
     const port = (listening.address() as AddressInfo).port;
     url = `http://localhost:${port}`;
     closers.push(() => new Promise<void>((resolve) => {
       listening.closeAllConnections();
-      listening.close(() => resolve());
+      listening.close(() => { resolve(); });
     }));
   }
 
@@ -167,7 +167,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       process: async (sessionId, lease) => {
         await runSessionTurns(deps, sessionId, lease.signal);
       },
-      onError: (error) => logger.error({ err: error }, 'turn worker'),
+      hasWork: (sessionId) => store.hasWork(sessionId),
+      onError: (error) => { logger.error({ err: error }, 'turn worker'); },
     });
     const inboundWorker = createInboundWorker({
       connection: redisOptions(options.redisUrl),
@@ -178,7 +179,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         if (fresh) await log.append(sessionId, { type: 'injection', data: { id: injection.id, kind: injection.kind, channel: injection.channel } });
         await turnQueue.schedule(sessionId, injection.id);
       },
-      onError: (error) => logger.error({ err: error }, 'inbound worker'),
+      onError: (error) => { logger.error({ err: error }, 'inbound worker'); },
     });
     closers.push(() => inboundWorker.close(), () => turnWorker.close(), () => turnQueue.close());
   }
@@ -189,7 +190,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     url,
     close() {
       closing ??= (async () => {
-        for (const close of closers) await close().catch((error: unknown) => logger.warn({ err: error }, 'close failed'));
+        for (const close of closers) await close().catch((error: unknown) => { logger.warn({ err: error }, 'close failed'); });
         await inboundQueue.close();
         await webStore.close();
         await redis.quit();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
@@ -46,6 +47,11 @@ export interface SessionStore {
   history(sessionId: string): Promise<ModelMessage[]>;
   /** How many injections wait for a turn. */
   pendingCount(sessionId: string): Promise<number>;
+  /**
+   * Whether a turn could run now: a turn left running (by a crashed worker) or settling, or
+   * waiting injections while no turn waits for an approval or a peer.
+   */
+  hasWork(sessionId: string): Promise<boolean>;
 }
 
 const ACCEPT_SCRIPT = `
@@ -54,6 +60,18 @@ if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
   return 1
 end
 return 0`;
+
+const ACCEPT_SHA = createHash('sha1').update(ACCEPT_SCRIPT).digest('hex');
+
+/** Runs a Lua script by its SHA, loading it on the first NOSCRIPT answer. */
+async function evalScript(redis: Redis, script: string, sha: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+  try {
+    return await redis.evalsha(sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    return redis.eval(script, keys.length, ...keys, ...args);
+  }
+}
 
 /** A {@link SessionStore} in Redis. */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
@@ -65,13 +83,12 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
   return {
     async accept(sessionId, injection) {
-      const added = await redis.eval(
+      const added = await evalScript(
+        redis,
         ACCEPT_SCRIPT,
-        2,
-        `${prefix}:inj:${injection.id}`,
-        key(sessionId, 'pending'),
-        JSON.stringify(injection),
-        String(dedupeTtl),
+        ACCEPT_SHA,
+        [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending')],
+        [JSON.stringify(injection), String(dedupeTtl)],
       );
       return added === 1;
     },
@@ -86,7 +103,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       }
       let inbox = parseInjections(inboxRaw);
       if (inbox.length === 0) {
-        const moved = await redis.lmove(key(sessionId, 'pending'), key(sessionId, 'inbox'), 'LEFT', 'RIGHT');
+        const moved = (await redis.lmove(key(sessionId, 'pending'), key(sessionId, 'inbox'), 'LEFT', 'RIGHT')) as string | null;
         if (moved === null) return undefined;
         inbox = parseInjections([moved]);
       }
@@ -100,7 +117,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     async steer(sessionId) {
       const pending = key(sessionId, 'pending');
       const inbox = key(sessionId, 'inbox');
-      while ((await redis.lmove(pending, inbox, 'LEFT', 'RIGHT')) !== null) {
+      while (((await redis.lmove(pending, inbox, 'LEFT', 'RIGHT')) as string | null) !== null) {
         // moved one; loop until the mailbox is empty
       }
       return parseInjections(await redis.lrange(inbox, 0, -1));
@@ -126,6 +143,12 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
     async pendingCount(sessionId) {
       return redis.llen(key(sessionId, 'pending'));
+    },
+
+    async hasWork(sessionId) {
+      const [turnRaw, pending] = await Promise.all([redis.get(key(sessionId, 'turn')), redis.llen(key(sessionId, 'pending'))]);
+      if (turnRaw === null) return pending > 0;
+      return (JSON.parse(turnRaw) as TurnRecord).status !== 'waiting';
     },
   };
 }

@@ -1,0 +1,89 @@
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { SwitchboardError } from '../src/protocol/errors.ts';
+import { useRedis } from '../test/support/redis.ts';
+import { redisOptionsOf } from './queue-test-kit.ts';
+import {
+  checkPrefix,
+  closeRedis,
+  DEFAULT_PREFIX,
+  openRedis,
+  producerRedisOptions,
+  reconnectDelayMs,
+  workerRedisOptions,
+} from './redis-connections.ts';
+
+const redisUrl = useRedis();
+
+describe('reconnectDelayMs', () => {
+  it('doubles from 500 ms and stops at 20 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((attempt) => reconnectDelayMs(attempt))).toEqual([
+      500, 1000, 2000, 4000, 8000, 16_000, 20_000, 20_000,
+    ]);
+    expect(reconnectDelayMs(10_000)).toBe(20_000);
+    expect(reconnectDelayMs(0)).toBe(500);
+  });
+
+  it('takes its own base and cap', () => {
+    expect(reconnectDelayMs(1, { baseDelayMs: 100, maxDelayMs: 250 })).toBe(100);
+    expect(reconnectDelayMs(3, { baseDelayMs: 100, maxDelayMs: 250 })).toBe(250);
+  });
+});
+
+describe('producerRedisOptions and workerRedisOptions', () => {
+  it('make producers fail fast and workers wait', () => {
+    const producer = producerRedisOptions({ host: 'redis.internal', port: 6380, enableOfflineQueue: true });
+    expect(producer).toMatchObject({ host: 'redis.internal', port: 6380, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const worker = workerRedisOptions({ host: 'redis.internal', maxRetriesPerRequest: 3 });
+    expect(worker).toMatchObject({ host: 'redis.internal', enableOfflineQueue: true, maxRetriesPerRequest: null });
+    expect(worker.retryStrategy?.(4)).toBe(4000);
+    expect(producer.retryStrategy?.(100)).toBe(20_000);
+  });
+
+  it('refuse an ioredis keyPrefix (BullMQ takes `prefix` instead)', () => {
+    expect(() => producerRedisOptions({ keyPrefix: 'sb:' })).toThrow(SwitchboardError);
+    expect(() => workerRedisOptions({ keyPrefix: 'sb:' })).toThrow(/prefix/);
+  });
+});
+
+describe('openRedis', () => {
+  it('uses a client passed in and never closes it', async () => {
+    const client = new Redis(redisOptionsOf(redisUrl()));
+    const opened = openRedis(client, 'worker');
+    expect(opened).toMatchObject({ client, owned: false });
+    await opened.close();
+    expect(await client.ping()).toBe('PONG');
+    await closeRedis(client);
+    expect(client.status).toBe('end');
+  });
+
+  it('opens a client from options with the role settings, and closes it', async () => {
+    const opened = openRedis(redisOptionsOf(redisUrl()), 'producer');
+    expect(opened.owned).toBe(true);
+    expect(opened.client.options.enableOfflineQueue).toBe(false);
+    await new Promise((resolve) => opened.client.once('ready', resolve));
+    expect(await opened.client.ping()).toBe('PONG');
+    await opened.close();
+    expect(opened.client.status).toBe('end');
+
+    const worker = openRedis(redisOptionsOf(redisUrl()), 'worker');
+    expect(worker.client.options.maxRetriesPerRequest).toBeNull();
+    await worker.close();
+  });
+
+  it('refuses a client with a keyPrefix', () => {
+    const client = new Redis({ ...redisOptionsOf(redisUrl()), lazyConnect: true, keyPrefix: 'x:' });
+    expect(() => openRedis(client, 'producer')).toThrow(SwitchboardError);
+    client.disconnect();
+  });
+});
+
+describe('checkPrefix', () => {
+  it('defaults to sb and refuses empty or blank prefixes', () => {
+    expect(DEFAULT_PREFIX).toBe('sb');
+    expect(checkPrefix(undefined)).toBe('sb');
+    expect(checkPrefix('{sb}')).toBe('{sb}');
+    expect(() => checkPrefix('')).toThrow(SwitchboardError);
+    expect(() => checkPrefix('s b')).toThrow(SwitchboardError);
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { createToolHandlerContext } from '../src/protocol/tools/tool-handler-context.ts';
+import { createToolRegistry } from '../src/protocol/tools/tool-registry.ts';
+import { domainDataOf } from '../src/runtime/actor/tool-call.ts';
+import bookFlight, { type BookFlightArgs, type BookFlightResult } from './book_flight.ts';
+
+function context(sessionId: string, turnId = 'turn-1'): ReturnType<typeof createToolHandlerContext> {
+  return createToolHandlerContext({ actorName: 'concierge', sessionId, turnId });
+}
+
+const TWO_ON_MW304: BookFlightArgs = {
+  flightNumber: 'MW 304',
+  date: '2026-12-18',
+  passengers: [{ fullName: 'Ada Lovelace' }, { fullName: 'Charles Babbage' }],
+  totalCost: 236,
+  currency: 'GBP',
+};
+
+async function book(args: BookFlightArgs, sessionId: string, turnId?: string): Promise<BookFlightResult> {
+  return bookFlight.handler(args, context(sessionId, turnId));
+}
+
+describe('book_flight', () => {
+  it('confirms a booking whose total matches the fare', async () => {
+    const result = await book(TWO_ON_MW304, 'session-confirm');
+    expect(result).toMatchObject({
+      status: 'confirmed',
+      flight: { flightNumber: 'MW 304', airline: 'Meridian Airways', origin: 'LHR', destination: 'CDG', departure: '2026-12-18T07:25:00+00:00', arrival: '2026-12-18T09:40:00+01:00' },
+      passengers: [{ fullName: 'Ada Lovelace' }, { fullName: 'Charles Babbage' }],
+      totalCost: 236,
+      currency: 'GBP',
+    });
+    expect(result.bookingReference).toMatch(/^SB[A-HJ-NP-Z2-9]{6}$/);
+    const { domainData, ...booking } = result;
+    expect(domainData).toEqual({ kind: 'booking', data: booking });
+    expect(domainDataOf(result, 'book_flight')?.kind).toBe('booking');
+  });
+
+  it('returns the same booking when the same call is retried', async () => {
+    const first = await book(TWO_ON_MW304, 'session-retry');
+    const again = await book(TWO_ON_MW304, 'session-retry');
+    expect(again).toEqual(first);
+    const spaced = await book({ ...TWO_ON_MW304, flightNumber: 'mw304', passengers: [{ fullName: ' ada  lovelace ' }, { fullName: 'Charles Babbage' }] }, 'session-retry');
+    expect(spaced.bookingReference).toBe(first.bookingReference);
+  });
+
+  it('gives another session or turn another reference', async () => {
+    const first = await book(TWO_ON_MW304, 'session-a');
+    expect((await book(TWO_ON_MW304, 'session-b')).bookingReference).not.toBe(first.bookingReference);
+    expect((await book(TWO_ON_MW304, 'session-a', 'turn-2')).bookingReference).not.toBe(first.bookingReference);
+  });
+
+  it('refuses a total that does not match the fare, and books nothing', async () => {
+    await expect(book({ ...TWO_ON_MW304, totalCost: 118 }, 'session-cost')).rejects.toThrow(
+      'totalCost GBP 118.00 does not match the fare: 2 x GBP 118.00 = GBP 236.00. Nothing was booked. ' +
+        'Tell the person the total is GBP 236.00 and, once they agree, call book_flight again with totalCost 236.',
+    );
+    expect((await book(TWO_ON_MW304, 'session-cost')).totalCost).toBe(236);
+  });
+
+  it('refuses an unknown flight, another currency and too few seats', async () => {
+    await expect(book({ ...TWO_ON_MW304, date: '2026-12-19' }, 'session-refuse')).rejects.toThrow(
+      'There is no flight MW 304 departing on 2026-12-19. Nothing was booked.',
+    );
+    await expect(book({ ...TWO_ON_MW304, currency: 'EUR' }, 'session-refuse')).rejects.toThrow('MW 304 is priced in GBP, not EUR.');
+    const three = [{ fullName: 'A B' }, { fullName: 'C D' }, { fullName: 'E F' }];
+    await expect(book({ ...TWO_ON_MW304, flightNumber: 'MW 312', passengers: three, totalCost: 438 }, 'session-refuse')).rejects.toThrow(
+      'MW 312 on 2026-12-18 has only 2 seats left, not 3.',
+    );
+  });
+
+  it('auto-approves 42 and requires approval for 120 (CEL policy, via a registry)', async () => {
+    const registry = createToolRegistry();
+    registry.register(bookFlight);
+    const ctx = context('session-policy');
+    const small = await registry.evaluateApproval('book_flight', { ...TWO_ON_MW304, totalCost: 42 }, ctx);
+    const large = await registry.evaluateApproval('book_flight', { ...TWO_ON_MW304, totalCost: 120 }, ctx);
+    expect(small).toMatchObject({ required: false, source: 'expression' });
+    expect(large).toMatchObject({ required: true, source: 'expression' });
+    expect(large.error).toBeUndefined();
+  });
+
+  it('validates its arguments and output against its schemas', async () => {
+    const registry = createToolRegistry();
+    registry.register(bookFlight);
+    expect(registry.validateArguments('book_flight', TWO_ON_MW304).ok).toBe(true);
+    expect(registry.validateArguments('book_flight', { ...TWO_ON_MW304, passengers: [] }).ok).toBe(false);
+    expect(registry.validateArguments('book_flight', { ...TWO_ON_MW304, currency: 'USD' }).ok).toBe(false);
+    expect(registry.validateArguments('book_flight', { ...TWO_ON_MW304, passengers: [{ fullName: ' ' }] }).ok).toBe(false);
+    expect(registry.validateOutput('book_flight', await book(TWO_ON_MW304, 'session-schema')).ok).toBe(true);
+  });
+});
