@@ -184,7 +184,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     closers.push(() => inboundWorker.close(), () => turnWorker.close(), () => turnQueue.close());
   }
 
-  logger.info({ role, url, app: app.name, actors: [...actors.keys()], model: modelStatus.configured ? 'configured' : 'missing' }, 'switchboard started');
+  logger.info({ url, app: app.name, actors: [...actors.keys()], model: modelStatus.configured ? 'configured' : 'missing' }, 'switchboard started');
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -1,0 +1,64 @@
+/**
+ * The whole path in a real headless Chromium: the page posts to the real service, the message goes
+ * through the inbound and turns queues to the actor loop, the fake Anthropic server answers through
+ * the real SDK, and the page shows the ack before the answer.
+ */
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useRedis } from '../support/redis.ts';
+import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
+import { useSwitchboard } from '../support/switchboard-harness.ts';
+
+const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
+const redisUrl = useRedis();
+const sb = useSwitchboard({ appDir, redisUrl });
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    timeout: 90_000,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the web chat against the running service', () => {
+  it('shows the ack at once, then the answer, for a turn that calls a tool', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    sb().fake.respondWith(
+      scenarioScript({
+        e2e: [
+          () => reply(respond([part('ack', 'Checking the timetable for you.')], 'awaiting'), toolCall('lookup', { q: 'timetable' })),
+          async () => {
+            await held;
+            return reply(respond([part('response', 'The 08:45 is the first direct train.')], 'complete'));
+          },
+        ],
+      }),
+    );
+    if (browser === undefined) throw new Error('no browser');
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${sb().url}/?c=e2e-chat`);
+      await page.fill('#message', 'When is the first train? #e2e');
+      await page.press('#message', 'Enter');
+      const ack = page.locator('[data-part-type="ack"]', { hasText: 'Checking the timetable' });
+      await ack.first().waitFor({ timeout: 30_000 });
+      expect(await page.locator('[data-part-type="response"]').count()).toBe(0);
+      release();
+      await page.locator('[data-part-type="response"]', { hasText: 'The 08:45 is the first direct train.' }).waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: '/tmp/e2e-chat.png' });
+      expect(await page.locator('[data-part-type="response"]').count()).toBe(1);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+});
