@@ -36,8 +36,22 @@ interface WebChatMessageEvent {
   readonly sender: string;
 }
 
+/**
+ * An approval shown in this conversation was decided or expired. Appended by the runtime after the
+ * decision so every open page turns the approval card into its final state.
+ */
+interface WebChatApprovalEvent {
+  readonly type: 'approval';
+  readonly approvalId: string;
+  readonly status: 'granted' | 'denied' | 'expired';
+  /** Who decided, as a readable name or channel address (absent for an expiry). */
+  readonly decidedBy?: string;
+  /** ISO 8601 time of the decision or expiry. */
+  readonly decidedAt?: string;
+}
+
 /** Everything a web chat conversation stream holds. */
-export type WebChatEvent = WebChatPartEvent | WebChatTurnEvent | WebChatMessageEvent;
+export type WebChatEvent = WebChatPartEvent | WebChatTurnEvent | WebChatMessageEvent | WebChatApprovalEvent;
 
 /** The outcome of {@link checkWebChatEvent}. */
 export type WebChatEventCheck =
@@ -71,6 +85,16 @@ function checkCommon(value: Fields, names: readonly string[]): string | undefine
   return undefined;
 }
 
+const APPROVAL_STATUSES: readonly unknown[] = ['granted', 'denied', 'expired'];
+
+function checkApproval(value: Fields): string | undefined {
+  if (!nonEmptyString(value['approvalId'])) return 'approvalId must be a non-empty string';
+  if (!APPROVAL_STATUSES.includes(value['status'])) return 'status must be "granted", "denied" or "expired"';
+  if (value['decidedBy'] !== undefined && !nonEmptyString(value['decidedBy'])) return 'decidedBy must be a non-empty string';
+  if (value['decidedAt'] !== undefined && !nonEmptyString(value['decidedAt'])) return 'decidedAt must be a non-empty string';
+  return undefined;
+}
+
 function problemOf(value: unknown): string | undefined {
   if (!isObject(value)) return 'the event must be an object';
   switch (value['type']) {
@@ -81,8 +105,10 @@ function problemOf(value: unknown): string | undefined {
     case 'message':
       if (!nonEmptyString(value['messageId']) || !nonEmptyString(value['sender'])) return 'messageId and sender must be non-empty strings';
       return typeof value['text'] === 'string' ? undefined : 'text must be a string';
+    case 'approval':
+      return checkApproval(value);
     default:
-      return 'type must be "part", "turn" or "message"';
+      return 'type must be "part", "turn", "message" or "approval"';
   }
 }
 

@@ -4,6 +4,8 @@
 
 import type { Injection } from '../../src/runtime/injection.ts';
 import { sendJson, type Route } from '../../src/runtime/http/router.ts';
+import { createWebApprovalRoute, type WebApprovalDecision } from './web-approval-route.ts';
+import type { DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
 import { createWebEventsRoute } from './web-events-route.ts';
 import type { WebEventStore } from './web-event-store.ts';
 import { createWebMessageRoute } from './web-message-route.ts';
@@ -34,6 +36,11 @@ export interface WebRoutesOptions {
   readonly clock?: () => Date;
   /** Milliseconds between SSE heartbeat comments (each also runs a catch-up read). Default 15000. */
   readonly heartbeatMs?: number;
+  /**
+   * Takes a decision from the approval card. When given, `POST /api/approvals/:approvalId` is
+   * mounted (see `createWebApprovalRoute`); without it the route is absent.
+   */
+  readonly decideApproval?: (input: WebApprovalDecision) => Promise<DecisionOutcome>;
 }
 
 /**
@@ -42,7 +49,8 @@ export interface WebRoutesOptions {
  * - `GET /api/chat/config`: `{ modelConfigured, missing }`;
  * - `POST /api/chat/:conversationId/messages`: `{ text, id? }`, 202 `{ id, duplicate }` once enqueued;
  * - `GET /api/chat/:conversationId/events`: the conversation's events as Server-Sent Events,
- *   resuming after `Last-Event-ID` or `?after=`.
+ *   resuming after `Last-Event-ID` or `?after=`;
+ * - `POST /api/approvals/:approvalId`: `{ decision, conversationId? }`, only with `decideApproval`.
  *
  * @example
  * const server = createServer(createRouter([...createWebRoutes({ store, enqueue, tenantId: 'default',
@@ -68,5 +76,6 @@ export function createWebRoutes(options: WebRoutesOptions): Route[] {
       clock: options.clock ?? (() => new Date()),
     }),
     createWebEventsRoute({ store: options.store, heartbeatMs: options.heartbeatMs ?? 15_000 }),
+    ...(options.decideApproval === undefined ? [] : [createWebApprovalRoute({ decide: options.decideApproval })]),
   ];
 }

@@ -322,7 +322,16 @@ describe('the web chat page', { timeout: 120_000 }, () => {
         turnState: 'suspended',
         part: {
           text: 'Booking needs your approval.',
-          data: { toolName: 'book_flight', arguments: { flight: 'EJ4521', passengers: 2, total: '£188' } },
+          data: {
+            approvalId: 'appr-h3',
+            toolName: 'book_flight',
+            toolCallId: 'toolu_1',
+            args: { flight: 'EJ4521', passengers: 2, total: '<b>£188</b>' },
+            handler: 'concierge',
+            turn: 'h3',
+            session: 's-1',
+            expiresAt: '2030-01-01T11:00:00Z',
+          },
           metadata: { partType: 'approval-request' },
         },
       },
@@ -346,9 +355,11 @@ describe('the web chat page', { timeout: 120_000 }, () => {
     expect(await page.locator('.turn[data-turn-id="h3"] .working').textContent()).toBe('Waiting for approval…');
     const card = page.locator('.part-approval');
     expect(await card.locator('code').textContent()).toBe('book_flight');
-    expect(await card.locator('.approval-args').textContent()).toContain('"flight": "EJ4521"');
-    expect(await card.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
-    expect(await card.getByRole('button', { name: 'Deny' }).isDisabled()).toBe(true);
+    expect(await card.locator('.approval-args li').allTextContents()).toEqual(['flight: EJ4521', 'passengers: 2', 'total: <b>£188</b>']);
+    expect(await card.locator('b').count()).toBe(0);
+    expect(await card.locator('time').getAttribute('datetime')).toBe('2030-01-01T11:00:00Z');
+    expect(await card.getByRole('button', { name: 'Approve' }).isEnabled()).toBe(true);
+    expect(await card.getByRole('button', { name: 'Deny' }).isEnabled()).toBe(true);
     expect(await page.locator('[data-part-type="domain-data"]').count()).toBe(0);
 
     expect(harness.pageErrors).toEqual([]);

@@ -260,26 +260,150 @@ function labelled(className, label, text) {
   return element;
 }
 
+/* ---------- approval cards ---------- */
+
+/** Approval cards by approval id. */
+const approvalCards = new Map();
+/** Final states that arrived (as `approval` events) before their card. */
+const approvalOutcomes = new Map();
+const FINAL_APPROVAL_STATES = new Set(['granted', 'denied', 'expired']);
+const MAX_ARG_LINES = 20;
+const MAX_ARG_CHARS = 300;
+
+/** A date-time for people, in the browser's locale; the raw value when it does not parse. */
+function readableTime(iso) {
+  if (typeof iso !== 'string' || iso.length === 0) return '';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+/** `key: value` lines of tool arguments: strings as they are, anything else as compact JSON. */
+function argumentLines(args) {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return [summarise(args, MAX_ARG_CHARS)];
+  const entries = Object.entries(args);
+  if (entries.length === 0) return ['(no arguments)'];
+  const lines = entries.slice(0, MAX_ARG_LINES).map(([key, value]) => {
+    let shown;
+    try {
+      shown = typeof value === 'string' ? value : JSON.stringify(value);
+    } catch {
+      shown = String(value);
+    }
+    if (shown === undefined) shown = String(value);
+    return key + ': ' + (shown.length > MAX_ARG_CHARS ? shown.slice(0, MAX_ARG_CHARS) + '…' : shown);
+  });
+  if (entries.length > MAX_ARG_LINES) lines.push('… and ' + String(entries.length - MAX_ARG_LINES) + ' more');
+  return lines;
+}
+
+function outcomeText(status, decidedBy, decidedAt) {
+  const when = readableTime(decidedAt);
+  if (status === 'expired') return 'Expired' + (when ? ' at ' + when : '');
+  const verb = status === 'granted' ? 'Approved' : 'Denied';
+  return verb + (decidedBy ? ' by ' + decidedBy : '') + (when ? ' at ' + when : '');
+}
+
+/** Turns a card into its final state; later answers for the same approval change nothing. */
+function settleApproval(approvalId, status, decidedBy, decidedAt) {
+  if (!FINAL_APPROVAL_STATES.has(status)) return;
+  const card = approvalCards.get(approvalId);
+  if (!card) {
+    if (!approvalOutcomes.has(approvalId)) approvalOutcomes.set(approvalId, { status, decidedBy, decidedAt });
+    return;
+  }
+  if (card.element.dataset.status !== 'pending') return;
+  card.element.dataset.status = status;
+  card.actions.remove();
+  card.result.textContent = outcomeText(status, decidedBy, decidedAt);
+  card.result.hidden = false;
+}
+
+function showApprovalProblem(card, message) {
+  card.problem.textContent = message;
+  card.problem.hidden = false;
+}
+
+async function decideApproval(card, decision) {
+  if (card.element.dataset.status !== 'pending') return;
+  for (const button of card.buttons) button.disabled = true;
+  card.element.dataset.posting = 'true';
+  card.problem.hidden = true;
+  let response;
+  let body;
+  try {
+    response = await fetch('/api/approvals/' + encodeURIComponent(card.approvalId), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-switchboard-conversation': conversationId },
+      body: JSON.stringify({ decision }),
+    });
+    body = await response.json().catch(() => null);
+  } catch {
+    response = undefined;
+  }
+  delete card.element.dataset.posting;
+  if (response === undefined) {
+    showApprovalProblem(card, 'No connection: the decision was not sent. Try again.');
+  } else if (response.ok && body && typeof body === 'object') {
+    settleApproval(card.approvalId, body.status, body.decidedBy, body.decidedAt);
+  } else {
+    const error = body && typeof body === 'object' && body.error && typeof body.error === 'object' ? body.error : {};
+    const details = error.details && typeof error.details === 'object' ? error.details : {};
+    showApprovalProblem(card, typeof error.message === 'string' ? error.message : 'The server answered ' + String(response.status) + '.');
+    settleApproval(card.approvalId, details.status, details.decidedBy, details.decidedAt);
+  }
+  if (card.element.dataset.status === 'pending') for (const button of card.buttons) button.disabled = false;
+}
+
 function approvalCard(part, text) {
   const data = part.data && typeof part.data === 'object' ? part.data : {};
-  const card = make('section', 'part part-approval');
-  card.setAttribute('aria-label', 'Approval request');
+  const approvalId = typeof data.approvalId === 'string' && data.approvalId.length > 0 ? data.approvalId : undefined;
+  const element = make('section', 'part part-approval');
+  element.setAttribute('aria-label', 'Approval request');
+  element.dataset.status = 'pending';
   const title = make('p', 'approval-title', 'Approval needed: ');
-  title.append(make('code', '', firstString(data.toolName, data.tool, data.name) || 'a tool call'));
-  card.append(title);
-  if (text) appendText(card, text);
-  const args = data.arguments !== undefined ? data.arguments : data.args !== undefined ? data.args : data.input;
-  if (args !== undefined) card.append(make('pre', 'approval-args', summarise(args, 800)));
+  title.append(make('code', '', firstString(data.toolName) || 'a tool call'));
+  element.append(title);
+  if (text) appendText(element, text);
+  const args = make('ul', 'approval-args');
+  for (const line of argumentLines(data.args)) args.append(make('li', '', line));
+  element.append(args);
+  if (typeof data.expiresAt === 'string') {
+    const expiry = make('p', 'approval-expiry', 'Expires ');
+    const time = make('time', '', readableTime(data.expiresAt));
+    time.dateTime = data.expiresAt;
+    expiry.append(time, '.');
+    element.append(expiry);
+  }
   const actions = make('div', 'approval-actions');
-  for (const label of ['Approve', 'Deny']) {
-    const button = make('button', '', label);
+  const result = make('p', 'approval-result');
+  result.setAttribute('role', 'status');
+  result.hidden = true;
+  const problem = make('p', 'approval-problem');
+  problem.setAttribute('role', 'alert');
+  problem.hidden = true;
+  element.append(actions, result, problem);
+  if (approvalId === undefined) {
+    actions.append(make('p', 'approval-note', 'This request cannot be answered from this page.'));
+    return element;
+  }
+  element.dataset.approvalId = approvalId;
+  const card = { approvalId, element, actions, result, problem, buttons: [] };
+  for (const [label, decision] of [
+    ['Approve', 'granted'],
+    ['Deny', 'denied'],
+  ]) {
+    const button = make('button', decision === 'granted' ? 'approve' : 'deny', label);
     button.type = 'button';
-    button.disabled = true;
+    button.addEventListener('click', () => {
+      void decideApproval(card, decision);
+    });
+    card.buttons.push(button);
     actions.append(button);
   }
-  actions.append(make('p', 'approval-note', 'Deciding from this page is not available yet; answer from another channel.'));
-  card.append(actions);
-  return card;
+  if (!approvalCards.has(approvalId)) approvalCards.set(approvalId, card);
+  const early = approvalOutcomes.get(approvalId);
+  if (early) settleApproval(approvalId, early.status, early.decidedBy, early.decidedAt);
+  return element;
 }
 
 function renderPart(event, streamId) {
@@ -353,6 +477,8 @@ function onEvent(kind, message) {
     }
   } else if (kind === 'part') {
     renderPart(event, streamId);
+  } else if (kind === 'approval') {
+    if (typeof event.approvalId === 'string') settleApproval(event.approvalId, event.status, event.decidedBy, event.decidedAt);
   } else if (kind === 'turn') {
     if (turns.has(event.turnId) || !SETTLED_STATES.has(event.turnState)) applyTurnState(turnFor(event.turnId), event.turnState);
   }
@@ -372,7 +498,7 @@ function connect() {
   source.addEventListener('open', () => {
     setConnection('connected', 'Connected');
   });
-  for (const kind of ['message', 'part', 'turn']) {
+  for (const kind of ['message', 'part', 'turn', 'approval']) {
     source.addEventListener(kind, (message) => {
       onEvent(kind, message);
     });

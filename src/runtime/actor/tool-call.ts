@@ -1,4 +1,4 @@
-import type { RegisteredTool, ToolHandlerContext } from '../../protocol/tools/tool-definition.ts';
+import type { RegisteredTool, ToolArgs, ToolHandlerContext } from '../../protocol/tools/tool-definition.ts';
 import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
 import type { ModelInputBlock } from '../model/model-types.ts';
 import type { ToolRouter } from '../router/tool-router.ts';
@@ -13,6 +13,11 @@ export interface ToolCallOutcome {
   readonly terminalOutput?: string;
   /** Domain data the tool returned, for the envelope. */
   readonly dataEvent?: TurnDataEvent;
+  /**
+   * Set when the call needs a person's approval and none was given: the handler did not run, and
+   * `result` is only a placeholder the runtime replaces once the approval is decided.
+   */
+  readonly approvalRequired?: { readonly args: ToolArgs; readonly reason: string };
 }
 
 /** What a tool call needs. */
@@ -75,11 +80,7 @@ export async function runToolCall(
   const approval = await deps.registry.evaluateApproval(tool.name, args.value, context);
   if (approval.required && context.approvalDecision?.decision !== 'granted') {
     await logEntry('tool_call', { tool: tool.name, outcome: 'approval_required', reason: approval.reason });
-    return errorResult(
-      call.id,
-      `"${tool.name}" needs a person's approval, and approvals cannot be requested in this deployment yet. ` +
-        'Tell the person the action was not taken.',
-    );
+    return { ...errorResult(call.id, `"${tool.name}" is waiting for a person's approval.`), approvalRequired: { args: args.value, reason: approval.reason } };
   }
 
   const started = deps.now();

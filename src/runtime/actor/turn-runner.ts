@@ -17,6 +17,7 @@ import type { SessionStore, TurnInProgress } from '../session/session-store.ts';
 import type { EmittedPart, TurnDataEvent, TurnRecord } from '../session/turn-record.ts';
 import { buildModelRequest, trimHistory } from './model-request.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
+import { approvalsReady, requestApprovals, requesterOf, resolveApprovals, type ApprovalGate } from './approval-gate.ts';
 import { runToolCall } from './tool-call.ts';
 import type { TurnOutput } from './turn-output.ts';
 
@@ -37,6 +38,8 @@ export interface TurnRunnerDeps {
   readonly router: ToolRouter;
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
+  /** Asks people to approve tool calls that need it. Unset: such calls are refused. */
+  readonly approvals?: ApprovalGate;
   /** Names this process in the event log (which worker ran or resumed a turn). Default `<host>:<pid>`. */
   readonly workerId?: string;
   /** Wait limit of a `delegated` turn, in ms. Default 10 minutes. */
@@ -59,7 +62,7 @@ export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, s
     if (signal.aborted) throw new SwitchboardError('session.lock_lost', `Lost the lock of session ${sessionId}.`);
     const progress = await deps.store.beginTurn(sessionId, (first) => newTurnRecord(deps, sessionId, first, now()));
     if (progress === undefined) return;
-    if (progress.record.status === 'waiting') {
+    if (progress.record.status === 'waiting' && progress.record.pendingApprovals === undefined) {
       const until = progress.record.wait === undefined ? 0 : Date.parse(progress.record.wait.until);
       if (now() < until) return;
     }
@@ -105,6 +108,13 @@ function toInputBlocks(blocks: readonly ModelOutputBlock[]): ModelInputBlock[] {
   });
 }
 
+/** Position of each tool_use id in the turn's last assistant message, for ordering results. */
+function toolUseOrder(messages: readonly ModelMessage[]): (block: ModelInputBlock) => number {
+  const last = [...messages].reverse().find((message) => message.role === 'assistant');
+  const ids = (last?.content ?? []).flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+  return (block) => (block.type === 'tool_result' ? ids.indexOf(block.tool_use_id) : ids.length);
+}
+
 /** Whether the signal fired (read through a call, so narrowing does not keep a stale value). */
 function aborted(signal: AbortSignal): boolean {
   return signal.aborted;
@@ -139,7 +149,27 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     await finish(record.settledAs ?? 'complete');
     return 'settled';
   }
-  if (record.status === 'waiting') {
+  if (record.status === 'waiting' && record.pendingApprovals !== undefined && deps.approvals !== undefined) {
+    const gate = deps.approvals;
+    if (!(await approvalsReady(gate, record.pendingApprovals, now()))) return 'waiting';
+    const actor = deps.actors.get(record.actor);
+    if (actor === undefined) {
+      await failTurn('unknown_actor', 'This conversation was handed to an assistant that does not exist.');
+      return 'settled';
+    }
+    const resolved = await resolveApprovals(gate, { registry: deps.registry, router: deps.router, log: deps.log, now }, actor, record, inbox[0]);
+    const order = toolUseOrder(record.messages);
+    const content = [...(record.heldResults ?? []), ...resolved.results].sort((a, b) => order(a) - order(b));
+    const { wait: _wait, pendingApprovals: _pending, heldResults: _held, ...rest } = record;
+    record = {
+      ...rest,
+      status: 'running',
+      messages: [...record.messages, { role: 'user', content }],
+      dataEvents: [...record.dataEvents, ...resolved.outcomes.flatMap((outcome) => (outcome.dataEvent === undefined ? [] : [outcome.dataEvent]))],
+    };
+    await deps.store.saveTurn(record);
+    await deps.log.append(sessionId, { type: 'turn_resumed', turnId, actor: record.actor, data: { after: 'approvals', approvals: resolved.results.length } });
+  } else if (record.status === 'waiting') {
     await failTurn('wait_expired', 'The request timed out while waiting, so nothing more was done.');
     return 'settled';
   }
@@ -230,6 +260,7 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     let settle: RespondCall | undefined;
     let waitState: string | undefined;
     let terminal: { output: string; tool: string } | undefined;
+    const awaitingApproval: { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>> }[] = [];
 
     for (const [index, block] of response.content.entries()) {
       if (block.type === 'text') {
@@ -285,8 +316,16 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
       }
       const context = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, tenantId: inbox[0]?.tenantId, userId: inbox[0]?.sender.id, personId: inbox[0]?.sender.personId });
       const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, context);
-      if (outcome.result.is_error === true) violations += 0;
-      results.push(outcome.result);
+      const plan = outcome.approvalRequired === undefined ? undefined : deps.approvals?.plan(block.name);
+      if (outcome.approvalRequired !== undefined && plan !== undefined && (plan.approvers.length > 0 || plan.allowRequester)) {
+        awaitingApproval.push({ toolUseId: block.id, toolName: block.name, args: outcome.approvalRequired.args });
+        continue;
+      }
+      results.push(
+        outcome.approvalRequired === undefined
+          ? outcome.result
+          : { ...outcome.result, content: `ToolDenied: "${block.name}" needs a person's approval and nobody is configured to approve it. The action was not taken.` },
+      );
       if (outcome.dataEvent !== undefined) dataEvents.push(outcome.dataEvent);
       if (outcome.terminalOutput !== undefined) terminal = { output: outcome.terminalOutput, tool: block.name };
     }
@@ -309,6 +348,29 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
       dataEvents: [...record.dataEvents, ...dataEvents],
     };
 
+    if (awaitingApproval.length > 0 && deps.approvals !== undefined) {
+      // The calls wait for people; the message's other results are held until they decide.
+      const requested = await requestApprovals(deps.approvals, record, awaitingApproval, requesterOf(inbox[0]), step);
+      const { messages, ...rest } = record;
+      const withoutHeld = messages.at(-1)?.role === 'user' ? messages.slice(0, -1) : messages;
+      record = {
+        ...rest,
+        messages: withoutHeld,
+        heldResults: results,
+        pendingApprovals: requested.pending,
+        status: 'waiting',
+        wait: { turnState: 'suspended', until: requested.until, ref: requested.pending.map((call) => call.approvalId).join(',') },
+        emitted: [...record.emitted, ...requested.parts],
+      };
+      await deps.store.saveTurn(record);
+      for (const part of requested.parts) {
+        await deps.log.append(sessionId, { type: 'part', turnId, actor: record.actor, data: { partId: part.partId, partType: 'approval-request' } });
+        await deps.output.part(record, part);
+      }
+      await deps.log.append(sessionId, { type: 'turn_state', turnId, actor: record.actor, data: { turnState: 'suspended', approvals: record.wait?.ref } });
+      await deps.output.state(record, 'suspended', record.actor);
+      return 'waiting';
+    }
     if (settle?.turnState === 'passed' && settle.passTo !== undefined) {
       if (record.handoffs >= limits.maxHandoffs) {
         await failTurn('max_handoffs', 'Sorry, this request was handed around too many times, so I stopped.');

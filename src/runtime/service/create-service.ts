@@ -8,6 +8,11 @@ import { createWebEventStore } from '../../../channels/web/web-event-store.ts';
 import { createWebSender } from '../../../channels/web/web-sender.ts';
 import { createInboundQueue, createInboundWorker } from '../../../queues/inbound-queue.ts';
 import { createTurnQueue, createTurnWorker } from '../../../queues/turn-queue.ts';
+import { createApprovalExpiry } from '../../../queues/approval-expiry-queue.ts';
+import { approverPlan } from '../actor/approval-policy-config.ts';
+import { createApprovalStore } from '../approvals/redis-approval-store.ts';
+import type { ApprovalRecord, DecisionAttempt, DecisionOutcome } from '../approvals/approval-types.ts';
+import { createAdminRoutes } from './admin-routes.ts';
 import type { SwitchboardEnv } from '../../config/env-types.ts';
 import { DEFAULT_ACTOR_MODEL } from '../../config/models.ts';
 import { createSurfaceTemplateRegistry } from '../../protocol/envelope/surface-templates.ts';
@@ -53,6 +58,8 @@ export interface ServiceOptions {
   readonly sessionLockTtlMs?: number;
   /** How long a worker's hold on a job lives without renewal, in ms (crash detection). Default 15000. */
   readonly jobLockDurationMs?: number;
+  /** Overrides every tool's approval expiry, in ms (tests, demos). Default: per tool from switchboard.yaml. */
+  readonly approvalTtlMs?: number;
   /** The tenant of every conversation. Default `default`. */
   readonly tenantId?: string;
 }
@@ -100,7 +107,44 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const webStore = createWebEventStore({ redis, keyPrefix: prefix, onError: (error) => { logger.error({ err: error }, 'web event store'); } });
   const webSender = createWebSender(webStore);
   const inboundQueue = createInboundQueue({ connection: { ...redisOptions(options.redisUrl) }, prefix });
+  const turnQueue = createTurnQueue({ connection: redisOptions(options.redisUrl), prefix });
+  const approvals = createApprovalStore({ redis, prefix });
   const closers: (() => Promise<unknown>)[] = [];
+
+  /** After a decision or an expiry: stop the expiry job, update every open card, resume the turn. */
+  const afterDecision = async (record: ApprovalRecord): Promise<void> => {
+    await expiry.cancel(record.approvalId);
+    if (record.replyTo.channel === 'web' && record.status !== 'pending') {
+      await webSender.send({
+        channel: 'web',
+        destination: record.replyTo,
+        idempotencyKey: `approval:${record.approvalId}`,
+        payload: {
+          type: 'approval',
+          approvalId: record.approvalId,
+          status: record.status,
+          ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy.personId ?? record.decidedBy.address }),
+          ...(record.decidedAt === undefined ? {} : { decidedAt: record.decidedAt }),
+        },
+      });
+    }
+    await turnQueue.schedule(record.sessionId, `resume-${record.approvalId}`);
+  };
+  const decide = async (attempt: DecisionAttempt): Promise<DecisionOutcome> => {
+    const outcome = await approvals.decide(attempt);
+    logger.info({ approvalId: attempt.approvalId, decision: attempt.decision, by: attempt.by, ok: outcome.ok, refusal: outcome.ok ? undefined : outcome.refusal }, 'approval decision');
+    if (outcome.ok) await afterDecision(outcome.record);
+    return outcome;
+  };
+  const expiry = createApprovalExpiry({
+    connection: redisOptions(options.redisUrl),
+    prefix,
+    onExpire: async (approvalId) => {
+      const outcome = await approvals.expire(approvalId);
+      if (outcome.ok) await afterDecision(outcome.record);
+    },
+    onError: (error) => logger.error({ err: error }, 'approval expiry'),
+  });
 
   let server: Server | undefined;
   let url: string | undefined;
@@ -115,7 +159,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
           return result;
         },
+        decideApproval: ({ approvalId, decision, conversationId }) =>
+          decide({ approvalId, decision, by: { channel: 'web', address: `web:${conversationId}` } }),
       }),
+      ...createAdminRoutes({ approvals, adminToken: env.adminToken }),
       ...createOpsRoutes({ redis, metrics, env, app, actors: [...actors.values()].map((actor) => actor.config), adminToken: env.adminToken }),
     ];
     server = createServer(createRouter(routes, (error, context) => { logger.warn({ err: error, path: context.url.pathname }, 'request failed'); }));
@@ -144,7 +191,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       log,
       settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry() }),
     });
-    const turnQueue = createTurnQueue({ connection: redisOptions(options.redisUrl), prefix });
+    expiry.startWorker();
     const deps = {
       model: metrics.wrapModel(model),
       actors,
@@ -157,6 +204,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       log,
       output,
       router: createToolRouter(),
+      approvals: {
+        store: approvals,
+        plan: (tool: string) => {
+          const plan = approverPlan(tool, app.approvals, app.people);
+          return options.approvalTtlMs === undefined ? plan : { ...plan, ttlMs: options.approvalTtlMs };
+        },
+        scheduleExpiry: (approvalId: string, at: Date) => expiry.schedule(approvalId, at),
+      },
     };
     const turnWorker = createTurnWorker({
       connection: redisOptions(options.redisUrl),
@@ -181,7 +236,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       },
       onError: (error) => { logger.error({ err: error }, 'inbound worker'); },
     });
-    closers.push(() => inboundWorker.close(), () => turnWorker.close(), () => turnQueue.close());
+    closers.push(() => inboundWorker.close(), () => turnWorker.close());
   }
 
   logger.info({ url, app: app.name, actors: [...actors.keys()], model: modelStatus.configured ? 'configured' : 'missing' }, 'switchboard started');
@@ -192,6 +247,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       closing ??= (async () => {
         for (const close of closers) await close().catch((error: unknown) => { logger.warn({ err: error }, 'close failed'); });
         await inboundQueue.close();
+        await turnQueue.close();
+        await expiry.close();
         await webStore.close();
         await redis.quit();
       })();

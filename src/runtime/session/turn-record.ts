@@ -1,6 +1,6 @@
 import type { Part } from '../../protocol/parts/part.ts';
 import type { Injection } from '../injection.ts';
-import type { ModelMessage } from '../model/model-types.ts';
+import type { ModelInputBlock, ModelMessage } from '../model/model-types.ts';
 
 /** Why a turn waits instead of running. */
 export interface TurnWait {
@@ -44,6 +44,10 @@ export interface TurnRecord {
   readonly emitted: readonly EmittedPart[];
   /** Data-bearing events of this turn (tool results carrying domain data), for the envelope. */
   readonly dataEvents: readonly TurnDataEvent[];
+  /** Tool calls waiting for approvals (set while the turn is suspended). */
+  readonly pendingApprovals?: readonly PendingApproval[];
+  /** The results of the same model message's other tool calls, held until the approvals are decided. */
+  readonly heldResults?: readonly ModelInputBlock[];
   /** Where this turn's answers go. */
   readonly replyTo: Injection['replyTo'];
 }
@@ -64,4 +68,12 @@ export interface TurnDataEvent {
   readonly data: Readonly<Record<string, unknown>>;
   /** The tool that produced it. */
   readonly source: string;
+}
+
+/** A tool call that waits for a person's decision. */
+export interface PendingApproval {
+  readonly approvalId: string;
+  readonly toolUseId: string;
+  readonly toolName: string;
+  readonly args: Readonly<Record<string, unknown>>;
 }

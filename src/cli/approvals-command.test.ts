@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStore } from '../runtime/approvals/approval-types.ts';
+import { APPROVALS_USAGE, runApprovalsCommand } from './approvals-command.ts';
+
+function approval(id: string, status: ApprovalRecord['status'], createdAt: string, extra: Partial<ApprovalRecord> = {}): ApprovalRecord {
+  return {
+    approvalId: id,
+    shortCode: 'K7QX2M',
+    sessionId: 'session-1',
+    turnId: 'turn-1',
+    actor: 'concierge',
+    toolName: 'book_flight',
+    toolCallId: 'toolu_1',
+    args: { flight: 'EJ4521', passengers: 2 },
+    argsHash: 'ab',
+    approvers: [{ channel: 'email', address: 'boss@example.com', personId: 'boss' }],
+    requester: { channel: 'web', address: 'web:conv-1' },
+    allowRequester: false,
+    createdAt,
+    expiresAt: '2030-01-01T11:00:00.000Z',
+    status,
+    replyTo: { channel: 'web', address: 'conv-1' },
+    ...extra,
+  };
+}
+
+const records = [
+  approval('appr-pending', 'pending', '2030-01-01T10:00:00.000Z'),
+  approval('appr-denied', 'denied', '2030-01-01T09:00:00.000Z', {
+    shortCode: 'P3RT9W',
+    decidedBy: { channel: 'email', address: 'boss@example.com', personId: 'boss', verified: true },
+    decidedAt: '2030-01-01T09:10:00.000Z',
+    reason: 'too expensive',
+  }),
+];
+
+const audits: Record<string, ApprovalAuditEntry[]> = {
+  'appr-denied': [
+    { at: '2030-01-01T09:00:00.000Z', action: 'requested', by: { channel: 'web', address: 'web:conv-1' } },
+    { at: '2030-01-01T09:05:00.000Z', action: 'refused', by: { channel: 'web', address: 'web:conv-1' }, detail: 'the requester may not decide' },
+    { at: '2030-01-01T09:10:00.000Z', action: 'denied', by: { channel: 'email', address: 'boss@example.com', personId: 'boss', verified: true } },
+  ],
+};
+
+function unused(): Promise<never> {
+  return Promise.reject(new Error('unused by the command'));
+}
+
+const store: ApprovalStore = {
+  create: unused,
+  findByShortCode: unused,
+  pendingFor: unused,
+  decide: unused,
+  expire: unused,
+  claimExecution: unused,
+  saveExecution: unused,
+  get: (id) => Promise.resolve(records.find((record) => record.approvalId === id)),
+  audit: (id) => Promise.resolve(audits[id] ?? []),
+  list: (options) => Promise.resolve(records.filter((record) => options?.status === undefined || record.status === options.status)),
+};
+
+async function run(...args: string[]): Promise<{ code: number; text: string }> {
+  let text = '';
+  const code = await runApprovalsCommand(args, store, { write: (chunk: string) => (text += chunk) });
+  return { code, text };
+}
+
+describe('switchboard approvals list', () => {
+  it('prints a table of every approval', async () => {
+    const { code, text } = await run('list');
+    expect(code).toBe(0);
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+CODE\s+TOOL\s+STATUS\s+REQUESTER\s+EXPIRES \/ DECIDED$/);
+    expect(lines[1]).toMatch(/^appr-pending\s+K7QX2M\s+book_flight\s+pending\s+web:web:conv-1\s+expires 2030-01-01T11:00:00.000Z$/);
+    expect(lines[2]).toMatch(/^appr-denied\s+P3RT9W\s+book_flight\s+denied\s+web:web:conv-1\s+decided 2030-01-01T09:10:00.000Z$/);
+  });
+
+  it('filters by status, in both spellings', async () => {
+    for (const args of [['--status', 'denied'], ['--status=denied']]) {
+      const { code, text } = await run('list', ...args);
+      expect(code).toBe(0);
+      expect(text).toContain('appr-denied');
+      expect(text).not.toContain('appr-pending');
+    }
+    expect(await run('list', '--status', 'expired')).toEqual({ code: 0, text: 'No expired approvals.\n' });
+  });
+
+  it.each([[['--status']], [['--status', 'maybe']], [['--all']]])('exits 2 with the usage for %j', async (args) => {
+    const { code, text } = await run('list', ...args);
+    expect(code).toBe(2);
+    expect(text).toContain(APPROVALS_USAGE);
+  });
+});
+
+describe('switchboard approvals show', () => {
+  it('prints the record and its audit trail', async () => {
+    const { code, text } = await run('show', 'appr-denied');
+    expect(code).toBe(0);
+    expect(text).toContain('status:');
+    expect(text).toMatch(/arguments:\s+flight: "EJ4521", passengers: 2/);
+    expect(text).toMatch(/decided:\s+boss \(email:boss@example.com\), verified at 2030-01-01T09:10:00.000Z/);
+    expect(text).toMatch(/reason:\s+too expensive/);
+    expect(text).toContain('audit trail:');
+    expect(text).toContain('2030-01-01T09:05:00.000Z  refused    web:web:conv-1: the requester may not decide');
+  });
+
+  it('exits 1 with a clear message for an unknown id', async () => {
+    const { code, text } = await run('show', 'nope');
+    expect(code).toBe(1);
+    expect(text).toContain('No approval with id "nope"');
+  });
+
+  it.each([[[]], [['show']], [['show', 'a', 'b']], [['approve', 'x']]])('exits 2 with the usage for %j', async (args) => {
+    const { code, text } = await run(...args);
+    expect(code).toBe(2);
+    expect(text).toBe(`${APPROVALS_USAGE}\n`);
+  });
+});

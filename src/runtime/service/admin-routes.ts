@@ -1,0 +1,188 @@
+/**
+ * The operator's view of approvals: `GET /admin` (an HTML page listing pending, decided and expired
+ * approvals with their audit trails), `GET /admin/api/approvals?status=` and
+ * `GET /admin/api/approvals/:id` (JSON). With an admin token every request needs
+ * `Authorization: Bearer <token>`; without one only loopback clients are served.
+ */
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { summarizeArgs } from '../../protocol/envelope/approval-surface.ts';
+import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore, ChannelIdentity } from '../approvals/approval-types.ts';
+import { sendJson, type Route } from '../http/router.ts';
+
+/** Options of {@link createAdminRoutes}. */
+export interface AdminRoutesOptions {
+  readonly approvals: ApprovalStore;
+  /** Bearer token of the operator pages; `undefined`: loopback clients only. */
+  readonly adminToken: string | undefined;
+}
+
+const STATUSES: readonly ApprovalStatus[] = ['pending', 'granted', 'denied', 'expired'];
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** How many approvals the page and the list endpoint show at most. */
+const LIST_LIMIT = 100;
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/** Compares in constant time (over fixed-length digests, so the token length does not leak either). */
+function tokenMatches(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** Whether the request may see the operator pages; answers 401 / 403 itself when not. */
+function authorize(req: IncomingMessage, res: ServerResponse, adminToken: string | undefined): boolean {
+  if (adminToken !== undefined) {
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    if (match !== null && tokenMatches((match[1] ?? '').trim(), adminToken)) return true;
+    res.setHeader('www-authenticate', 'Bearer realm="switchboard-admin"');
+    sendJson(res, 401, { error: { code: 'http.unauthorized', message: 'The operator pages need "Authorization: Bearer <ADMIN_TOKEN>".' } });
+    return false;
+  }
+  if (LOOPBACK.has(req.socket.remoteAddress ?? '')) return true;
+  sendJson(res, 403, {
+    error: { code: 'http.forbidden', message: 'Without ADMIN_TOKEN the operator pages answer only loopback clients. Set ADMIN_TOKEN to reach them remotely.' },
+  });
+  return false;
+}
+
+/** Escapes text for HTML element content and quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${String(char.charCodeAt(0))};`);
+}
+
+/** A person for operators: `personId (channel address)`, `verified` when the channel verified it. */
+export function describeIdentity(identity: ChannelIdentity | undefined): string {
+  if (identity === undefined) return 'system';
+  const who = identity.personId === undefined ? `${identity.channel} ${identity.address}` : `${identity.personId} (${identity.channel} ${identity.address})`;
+  return identity.verified === true ? `${who}, verified` : who;
+}
+
+function describeAudit(entry: ApprovalAuditEntry): string {
+  const detail = entry.detail === undefined ? '' : `: ${entry.detail}`;
+  return `${entry.at} ${entry.action} by ${describeIdentity(entry.by)}${detail}`;
+}
+
+function cell(text: string): string {
+  return `<td>${escapeHtml(text)}</td>`;
+}
+
+function renderApproval(record: ApprovalRecord, audit: readonly ApprovalAuditEntry[]): string {
+  const decided = record.decidedAt === undefined ? '' : `${describeIdentity(record.decidedBy)} at ${record.decidedAt}`;
+  const trail = audit.map((entry) => `<li class="audit-${escapeHtml(entry.action)}">${escapeHtml(describeAudit(entry))}</li>`).join('');
+  return [
+    `<tr class="status-${escapeHtml(record.status)}" id="approval-${escapeHtml(record.approvalId)}">`,
+    cell(record.approvalId),
+    cell(record.shortCode),
+    `<td><code>${escapeHtml(record.toolName)}</code></td>`,
+    cell(summarizeArgs(record.args)),
+    cell(describeIdentity(record.requester)),
+    cell(record.approvers.map(describeIdentity).join('; ')),
+    `<td><strong>${escapeHtml(record.status)}</strong></td>`,
+    cell(decided),
+    cell(record.expiresAt),
+    `<td><ul class="audit">${trail}</ul></td>`,
+    '</tr>',
+  ].join('');
+}
+
+const STYLE = `body{font:14px system-ui,sans-serif;margin:1.5rem;color:#1d2330}
+table{border-collapse:collapse;width:100%;margin-bottom:2rem}th,td{border:1px solid #dfe3ea;padding:.35rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f7f9}.audit{margin:0;padding-left:1rem;font-size:12px}.audit-refused{color:#b3261e}
+.status-pending strong{color:#9a6700}.status-granted strong{color:#1f7a4d}.status-denied strong{color:#b3261e}.status-expired strong{color:#667085}`;
+
+const HEADINGS = ['Id', 'Code', 'Tool', 'Arguments', 'Requester', 'Approvers', 'Status', 'Decided', 'Expires', 'Audit trail'];
+
+function renderSection(title: string, rows: readonly string[]): string {
+  const body = rows.length === 0 ? `<tr><td colspan="${String(HEADINGS.length)}">None.</td></tr>` : rows.join('\n');
+  return `<h2>${escapeHtml(title)} (${String(rows.length)})</h2>
+<table><thead><tr>${HEADINGS.map((heading) => `<th>${heading}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+async function renderPage(store: ApprovalStore): Promise<string> {
+  const [pending, granted, denied, expired] = await Promise.all(STATUSES.map((status) => store.list({ status, limit: LIST_LIMIT })));
+  const decided = [...(granted ?? []), ...(denied ?? [])].sort((a, b) => (b.createdAt < a.createdAt ? -1 : b.createdAt > a.createdAt ? 1 : 0));
+  const sections: [string, readonly ApprovalRecord[]][] = [
+    ['Pending', pending ?? []],
+    ['Decided', decided.slice(0, LIST_LIMIT)],
+    ['Expired', expired ?? []],
+  ];
+  const rendered = await Promise.all(
+    sections.map(async ([title, records]) => {
+      const rows = await Promise.all(records.map(async (record) => renderApproval(record, await store.audit(record.approvalId))));
+      return renderSection(title, rows);
+    }),
+  );
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>switchboard: approvals</title><style>${STYLE}</style></head>
+<body><h1>Approvals</h1>
+${rendered.join('\n')}
+</body></html>`;
+}
+
+function sendHtml(res: ServerResponse, html: string): void {
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  });
+  res.end(html);
+}
+
+/**
+ * Creates the operator routes for approvals:
+ * - `GET /admin`: the HTML page, pending / decided / expired, newest first, each with its audit trail;
+ * - `GET /admin/api/approvals?status=pending|granted|denied|expired`: `{ approvals: ApprovalRecord[] }`;
+ * - `GET /admin/api/approvals/:id`: `{ approval: ApprovalRecord, audit: ApprovalAuditEntry[] }`, 404 when unknown.
+ *
+ * @example
+ * const routes = [...createAdminRoutes({ approvals: store, adminToken: env.adminToken }), ...otherRoutes];
+ */
+export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
+  const { approvals, adminToken } = options;
+  return [
+    {
+      method: 'GET',
+      pattern: '/admin',
+      async handler({ req, res }) {
+        if (!authorize(req, res, adminToken)) return;
+        sendHtml(res, await renderPage(approvals));
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/admin/api/approvals',
+      async handler({ req, res, url }) {
+        if (!authorize(req, res, adminToken)) return;
+        const status = url.searchParams.get('status');
+        if (status !== null && !STATUSES.includes(status as ApprovalStatus)) {
+          sendJson(res, 400, { error: { code: 'http.bad_request', message: `status must be one of ${STATUSES.join(', ')}.`, details: { field: 'status' } } });
+          return;
+        }
+        const list = await approvals.list(status === null ? { limit: LIST_LIMIT } : { status: status as ApprovalStatus, limit: LIST_LIMIT });
+        res.setHeader('cache-control', 'no-store');
+        sendJson(res, 200, { approvals: list });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/admin/api/approvals/:id',
+      async handler({ req, res, params }) {
+        if (!authorize(req, res, adminToken)) return;
+        const id = params['id'] ?? '';
+        const approval = await approvals.get(id);
+        if (approval === undefined) {
+          sendJson(res, 404, { error: { code: 'http.not_found', message: `No approval with id ${JSON.stringify(id)}.` } });
+          return;
+        }
+        res.setHeader('cache-control', 'no-store');
+        sendJson(res, 200, { approval, audit: await approvals.audit(id) });
+      },
+    },
+  ];
+}

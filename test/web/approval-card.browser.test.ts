@@ -1,0 +1,225 @@
+/**
+ * The web chat's approval card in a real headless Chromium, against a real HTTP server with the
+ * web routes and a real Redis. A fake `decide` (in memory, first answer wins) stands in for the
+ * approval store and, like the runtime, appends the `approval` event to the conversation after a
+ * decision so every open page updates.
+ */
+
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
+import type { ApprovalRequest } from '../../src/protocol/parts/approval-parts.ts';
+import { createWebEventStore, type WebEventStore } from '../../channels/web/web-event-store.ts';
+import type { WebApprovalDecision } from '../../channels/web/web-approval-route.ts';
+import { createWebRoutes } from '../../channels/web/web-routes.ts';
+import { useKeyPrefix, useRedis } from '../support/redis.ts';
+import { startTestServer, type TestServer } from './http-test-server.ts';
+import { useRedisClients } from './redis-client.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const connect = useRedisClients(redisUrl);
+
+const UI_TIMEOUT_MS = 30_000;
+const SCREENSHOT = '/tmp/approval-card.png';
+
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    timeout: 90_000,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface FakeApproval {
+  status: 'pending' | 'granted' | 'denied' | 'expired';
+  decidedBy?: string;
+  decidedAt?: string;
+  readonly approvers: readonly string[];
+  readonly conversationId: string;
+}
+
+interface Harness {
+  readonly server: TestServer;
+  readonly store: WebEventStore;
+  readonly approvals: Map<string, FakeApproval>;
+  readonly decisions: WebApprovalDecision[];
+  readonly pageErrors: string[];
+  openPage(conversationId: string): Promise<Page>;
+  /** Appends the `approval-request` part for `approvalId` to the conversation. */
+  ask(conversationId: string, approvalId: string, approvers: readonly string[]): Promise<void>;
+}
+
+function refused(refusal: 'unknown_approval' | 'not_an_approver' | 'already_decided' | 'expired', message: string): DecisionOutcome {
+  return { ok: false, refusal, message };
+}
+
+async function startHarness(): Promise<Harness> {
+  const store = createWebEventStore({ redis: await connect(), keyPrefix: prefix() });
+  cleanups.push(() => store.close());
+  const approvals = new Map<string, FakeApproval>();
+  const decisions: WebApprovalDecision[] = [];
+  const pageErrors: string[] = [];
+
+  /** First valid answer wins; the winner's outcome is appended to the conversation as the runtime will. */
+  const decide = async (input: WebApprovalDecision): Promise<DecisionOutcome> => {
+    decisions.push(input);
+    const approval = approvals.get(input.approvalId);
+    const by = `web:${input.conversationId}`;
+    if (approval === undefined) return refused('unknown_approval', 'There is no such approval.');
+    if (!approval.approvers.includes(by)) return refused('not_an_approver', 'You are not one of the approvers of this request.');
+    if (approval.status !== 'pending') {
+      const verb = approval.status === 'granted' ? 'approved' : approval.status;
+      return refused('already_decided', `This request was already ${verb} by ${approval.decidedBy ?? 'someone'}.`);
+    }
+    approval.status = input.decision;
+    approval.decidedBy = by;
+    approval.decidedAt = new Date().toISOString();
+    await store.append(
+      approval.conversationId,
+      { type: 'approval', approvalId: input.approvalId, status: input.decision, decidedBy: by, decidedAt: approval.decidedAt },
+      `approval:${input.approvalId}`,
+    );
+    // Only the fields the route reads matter to this fake.
+    const record = { approvalId: input.approvalId, status: input.decision, decidedBy: { channel: 'web', address: by }, decidedAt: approval.decidedAt };
+    return { ok: true, record: record as unknown as Extract<DecisionOutcome, { ok: true }>['record'] };
+  };
+
+  const server = await startTestServer(
+    createWebRoutes({
+      store,
+      tenantId: 'test',
+      heartbeatMs: 60_000,
+      status: () => ({ modelConfigured: true }),
+      enqueue: () => Promise.resolve({ duplicate: false }),
+      decideApproval: decide,
+    }),
+  );
+  cleanups.push(() => server.close());
+
+  return {
+    server,
+    store,
+    approvals,
+    decisions,
+    pageErrors,
+    async openPage(conversationId) {
+      if (browser === undefined) throw new Error('The browser did not start.');
+      const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+      cleanups.push(() => context.close());
+      const page = await context.newPage();
+      page.setDefaultTimeout(UI_TIMEOUT_MS);
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => {
+        // A refused decision is an HTTP error answer, which Chromium also logs; that is expected.
+        if (message.type() === 'error' && !message.text().includes('the server responded with a status of 4')) pageErrors.push(message.text());
+      });
+      await page.goto(`${server.url}/?c=${conversationId}`);
+      await page.locator('#connection[data-state="connected"]').waitFor();
+      return page;
+    },
+    async ask(conversationId, approvalId, approvers) {
+      approvals.set(approvalId, { status: 'pending', approvers, conversationId });
+      const request: ApprovalRequest = {
+        approvalId,
+        toolName: 'book_flight',
+        toolCallId: 'toolu_01',
+        args: { flight: 'EJ4521', passengers: 2, note: '<img src=x onerror=alert(1)>' },
+        handler: 'concierge',
+        turn: `turn-${approvalId}`,
+        session: 'session-1',
+        expiresAt: '2030-01-01T11:00:00Z',
+      };
+      await store.append(
+        conversationId,
+        {
+          type: 'part',
+          turnId: `turn-${approvalId}`,
+          partId: 'approval',
+          turnState: 'suspended',
+          part: { text: 'Booking needs your approval.', data: { ...request }, metadata: { partType: 'approval-request' } },
+        },
+        `ask:${approvalId}`,
+      );
+    },
+  };
+}
+
+describe('the approval card', { timeout: 120_000 }, () => {
+  it('approves from one page and shows the outcome in a second open page of the conversation', async () => {
+    const harness = await startHarness();
+    const conversation = 'approval-flow';
+    const first = await harness.openPage(conversation);
+    const second = await harness.openPage(conversation);
+    await harness.ask(conversation, 'appr-one', [`web:${conversation}`]);
+
+    const card = first.locator('.part-approval[data-approval-id="appr-one"]');
+    const otherCard = second.locator('.part-approval[data-approval-id="appr-one"]');
+    await card.waitFor();
+    await otherCard.waitFor();
+    expect(await card.locator('code').textContent()).toBe('book_flight');
+    expect(await card.locator('.approval-args li').allTextContents()).toEqual([
+      'flight: EJ4521',
+      'passengers: 2',
+      'note: <img src=x onerror=alert(1)>',
+    ]);
+    expect(await card.locator('img').count()).toBe(0);
+    expect(await card.locator('.approval-expiry time').getAttribute('datetime')).toBe('2030-01-01T11:00:00Z');
+
+    const otherButtons = otherCard.getByRole('button');
+
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await first.locator('.part-approval[data-status="granted"]').waitFor();
+    expect(await card.locator('.approval-result').textContent()).toMatch(/^Approved by web:approval-flow at /);
+    expect(await card.getByRole('button').count()).toBe(0);
+    expect(harness.decisions).toEqual([{ approvalId: 'appr-one', decision: 'granted', conversationId: conversation }]);
+
+    // The other page learns it from the stream.
+    await second.locator('.part-approval[data-status="granted"]').waitFor();
+    expect(await otherCard.locator('.approval-result').textContent()).toMatch(/^Approved by web:approval-flow at /);
+    expect(await otherButtons.count()).toBe(0);
+    await first.screenshot({ path: SCREENSHOT });
+    expect(harness.pageErrors).toEqual([]);
+  });
+
+  it('shows the refusal message on the card and keeps it answerable', async () => {
+    const harness = await startHarness();
+    const conversation = 'approval-refused';
+    const page = await harness.openPage(conversation);
+    await harness.ask(conversation, 'appr-two', ['web:someone-else']);
+    const card = page.locator('.part-approval[data-approval-id="appr-two"]');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    await card.locator('.approval-problem').filter({ hasText: 'You are not one of the approvers of this request.' }).waitFor();
+    expect(await card.getAttribute('data-status')).toBe('pending');
+    expect(await card.getByRole('button', { name: 'Deny' }).isEnabled()).toBe(true);
+    expect(harness.approvals.get('appr-two')?.status).toBe('pending');
+    expect(harness.pageErrors).toEqual([]);
+  });
+
+  it('shows the already-decided refusal of a late answer', async () => {
+    const harness = await startHarness();
+    const conversation = 'approval-late';
+    const page = await harness.openPage(conversation);
+    await harness.ask(conversation, 'appr-three', [`web:${conversation}`]);
+    const card = page.locator('.part-approval[data-approval-id="appr-three"]');
+    await card.waitFor();
+    // Someone else decided first, on another channel (no event reached this page).
+    const approval = harness.approvals.get('appr-three');
+    if (approval === undefined) throw new Error('no approval');
+    approval.status = 'denied';
+    approval.decidedBy = 'web:ops-desk';
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.locator('.approval-problem').filter({ hasText: 'This request was already denied by web:ops-desk.' }).waitFor();
+  });
+});
