@@ -6,6 +6,9 @@ import type { SwitchboardEnv } from '../config/env-types.ts';
 import { SwitchboardError } from '../protocol/errors.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../runtime/redis/embedded-redis.ts';
 import { startService, type ServiceRole } from '../runtime/service/create-service.ts';
+import { Redis } from 'ioredis';
+import { createApprovalStore } from '../runtime/approvals/redis-approval-store.ts';
+import { runApprovalsCommand } from './approvals-command.ts';
 import { runDoctor } from './doctor.ts';
 
 /** The repository root: the default app folder (the example app). */
@@ -13,7 +16,9 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const USAGE = `usage:
   switchboard start [--role all|web|worker]   run the service (npm start is --role all)
-  switchboard doctor                          check Redis, the model endpoint and every channel`;
+  switchboard doctor                          check Redis, the model endpoint and every channel
+  switchboard approvals list [--status S]     approvals, newest first (S: pending, granted, denied, expired)
+  switchboard approvals show <id>             one approval and its audit trail`;
 
 function parseRole(args: readonly string[]): ServiceRole {
   const index = args.indexOf('--role');
@@ -39,11 +44,24 @@ export async function main(args: readonly string[], rawEnv: Readonly<Record<stri
   try {
     if (command === 'start') return await start(env, parseRole(rest));
     if (command === 'doctor') return await runDoctor(env, process.stdout);
+    if (command === 'approvals') return await approvals(env, rest);
     process.stderr.write(`${USAGE}\n`);
     return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   } catch (error) {
     process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
+  }
+}
+
+/** `switchboard approvals …` against REDIS_URL, or the private Redis's data when it is unset. */
+async function approvals(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
+  const embedded = env.redis.mode === 'embedded' ? await startEmbeddedRedis({ dataDir: env.redis.dataDir }) : undefined;
+  const redis = new Redis(embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : ''), { maxRetriesPerRequest: 2 });
+  try {
+    return await runApprovalsCommand([...args], createApprovalStore({ redis }), process.stdout);
+  } finally {
+    await redis.quit();
+    await embedded?.stop();
   }
 }
 

@@ -34,6 +34,8 @@ export interface HarnessOptions {
   readonly role?: ServiceRole;
   /** Key prefix; default a unique one. Worker child processes must be given the same. */
   readonly prefix?: string;
+  /** Overrides every approval's expiry, in ms. */
+  readonly approvalTtlMs?: number;
   /** Extra environment variables. */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -71,6 +73,7 @@ export function useSwitchboard(options: HarnessOptions): () => SwitchboardHarnes
       port: 0,
       sessionLockTtlMs: 5000,
       jobLockDurationMs: 5000,
+      ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
     });
     redis = new Redis(options.redisUrl());
     const webStore = createWebEventStore({ redis, keyPrefix: prefix });

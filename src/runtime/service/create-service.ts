@@ -143,7 +143,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       const outcome = await approvals.expire(approvalId);
       if (outcome.ok) await afterDecision(outcome.record);
     },
-    onError: (error) => logger.error({ err: error }, 'approval expiry'),
+    onError: (error) => { logger.error({ err: error }, 'approval expiry'); },
   });
 
   let server: Server | undefined;
@@ -159,8 +159,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
           return result;
         },
-        decideApproval: ({ approvalId, decision, conversationId }) =>
-          decide({ approvalId, decision, by: { channel: 'web', address: `web:${conversationId}` } }),
+        decideApproval: ({ approvalId, decision, conversationId }) => {
+          const address = `web:${conversationId}`;
+          const person = app.people.find((candidate) => candidate.addresses.web.includes(address));
+          return decide({ approvalId, decision, by: { channel: 'web', address, ...(person === undefined ? {} : { personId: person.id }) } });
+        },
       }),
       ...createAdminRoutes({ approvals, adminToken: env.adminToken }),
       ...createOpsRoutes({ redis, metrics, env, app, actors: [...actors.values()].map((actor) => actor.config), adminToken: env.adminToken }),
