@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { sha256Hex } from './job-ids.ts';
 import type { SendReceipt } from './outbound-types.ts';
 import { checkPrefix } from './redis-connections.ts';
-import { defineScript, runScript } from './redis-script.ts';
+import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 
 /**
  * KEYS[1] ledger hash. ARGV: now, jobId, ttlMs, idempotencyKey, resendUnconfirmed ('1' or '0').

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { checkPrefix } from './redis-connections.ts';
-import { defineScript, runScript } from './redis-script.ts';
+import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 
 /** Extends the expiry of KEYS[1] to ARGV[2] ms if it still holds token ARGV[1]; 1 if extended. */
 const EXTEND = defineScript(`

@@ -4,7 +4,7 @@
  * stores a second copy.
  */
 
-import { createHash } from 'node:crypto';
+import { defineScript, runScript } from '../../src/runtime/redis/redis-script.ts';
 import type { Redis } from 'ioredis';
 
 /*
@@ -30,7 +30,7 @@ redis.call('PUBLISH', ARGV[4], previous .. ' ' .. id .. ' ' .. ARGV[1])
 return { id, 0 }
 `;
 
-const APPEND_SHA = createHash('sha1').update(APPEND_LUA).digest('hex');
+const APPEND_SCRIPT = defineScript(APPEND_LUA);
 
 /** What the script needs for one append. */
 export interface AppendScriptInput {
@@ -44,14 +44,7 @@ export interface AppendScriptInput {
 
 /** Runs the append script (EVALSHA, falling back to EVAL when the server does not have it cached). */
 export async function runAppendScript(redis: Redis, input: AppendScriptInput): Promise<{ id: string; duplicate: boolean }> {
-  const args = [2, input.streamKey, input.markerKey, input.eventJson, input.maxLen, input.markerTtlMs, input.channel] as const;
-  let reply: unknown;
-  try {
-    reply = await redis.evalsha(APPEND_SHA, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    reply = await redis.eval(APPEND_LUA, ...args);
-  }
+  const reply = await runScript(redis, APPEND_SCRIPT, [input.streamKey, input.markerKey], [input.eventJson, input.maxLen, input.markerTtlMs, input.channel]);
   if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new Error('Unexpected reply from the web append script.');
   return { id: reply[0], duplicate: reply[1] === 1 };
 }

@@ -4,8 +4,8 @@
  * person clicks Approve, book_flight runs, and the concierge confirms the booking.
  */
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBrowser } from '../support/browser.ts';
 import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
@@ -13,19 +13,7 @@ import { useSwitchboard } from '../support/switchboard-harness.ts';
 const appDir = fileURLToPath(new URL('../../', import.meta.url));
 const redisUrl = useRedis();
 const sb = useSwitchboard({ appDir, redisUrl });
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    timeout: 90_000,
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 const booking = { flightNumber: 'MW 304', date: '2026-12-18', passengers: [{ fullName: 'Ada Lovelace' }], totalCost: 118, currency: 'GBP' };
 
@@ -42,8 +30,7 @@ describe('booking approval in the web chat (example app)', () => {
         ],
       }),
     );
-    if (browser === undefined) throw new Error('no browser');
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     try {
       await page.goto(`${sb().url}/?c=ada`);
       await page.fill('#message', 'Book MW 304 on 18 December for me #book');

@@ -4,8 +4,8 @@
  * the real SDK, and the page shows the ack before the answer.
  */
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBrowser } from '../support/browser.ts';
 import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
@@ -13,19 +13,7 @@ import { useSwitchboard } from '../support/switchboard-harness.ts';
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
 const redisUrl = useRedis();
 const sb = useSwitchboard({ appDir, redisUrl });
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    timeout: 90_000,
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 describe('the web chat against the running service', () => {
   it('shows the ack at once, then the answer, for a turn that calls a tool', async () => {
@@ -44,8 +32,7 @@ describe('the web chat against the running service', () => {
         ],
       }),
     );
-    if (browser === undefined) throw new Error('no browser');
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     try {
       await page.goto(`${sb().url}/?c=e2e-chat`);
       await page.fill('#message', 'When is the first train? #e2e');

@@ -2,33 +2,7 @@
  * The Lua scripts of the approval store, each one atomic on the Redis server, run by SHA-1 with an
  * `EVAL` fallback when the server does not know the script yet.
  */
-import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-
-/** A Lua script and its SHA-1. */
-export interface ApprovalScript {
-  readonly source: string;
-  readonly sha1: string;
-}
-
-function define(source: string): ApprovalScript {
-  return { source, sha1: createHash('sha1').update(source, 'utf8').digest('hex') };
-}
-
-/** Runs `script` by SHA-1, falling back to `EVAL` on `NOSCRIPT`; returns the raw reply. */
-export async function runApprovalScript(
-  redis: Redis,
-  script: ApprovalScript,
-  keys: readonly string[],
-  args: readonly (string | number)[],
-): Promise<unknown> {
-  try {
-    return await redis.evalsha(script.sha1, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return await redis.eval(script.source, keys.length, ...keys, ...args);
-  }
-}
+import { defineScript as define } from '../redis/redis-script.ts';
 
 /**
  * Saves a new pending approval unless its short code is taken in one of the deciders' pending

@@ -18,7 +18,8 @@
 import type { Redis } from 'ioredis';
 import { newApprovalId, isApprovalId } from './approval-id.ts';
 import { decidersOf, describeIdentity, mayDecide } from './approval-authority.ts';
-import { CLAIM_SCRIPT, CREATE_SCRIPT, DECIDE_SCRIPT, SAVE_RESULT_SCRIPT, runApprovalScript } from './approval-scripts.ts';
+import { runScript } from '../redis/redis-script.ts';
+import { CLAIM_SCRIPT, CREATE_SCRIPT, DECIDE_SCRIPT, SAVE_RESULT_SCRIPT } from './approval-scripts.ts';
 import type {
   ApprovalAuditEntry,
   ApprovalRecord,
@@ -143,7 +144,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
   ): Promise<{ readonly result: 'ok' | 'missing' } | { readonly result: 'decided' | 'late'; readonly record: ApprovalRecord }> => {
     const id = current.approvalId;
     const reply = asStringArray(
-      await runApprovalScript(
+      await runScript(
         redis,
         DECIDE_SCRIPT,
         [recordKey(id), auditKey(id), statusKey('pending'), statusKey(next.status), ...indexKeysOfRecord(current)],
@@ -193,7 +194,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
         };
         const entry: ApprovalAuditEntry = { at: createdAt, action: 'requested', by: input.requester };
         const id = record.approvalId;
-        const saved = await runApprovalScript(
+        const saved = await runScript(
           redis,
           CREATE_SCRIPT,
           [recordKey(id), auditKey(id), allKey, statusKey('pending'), ...indexKeys],
@@ -314,7 +315,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
 
     async claimExecution(approvalId) {
       const reply = isApprovalId(approvalId)
-        ? asStringArray(await runApprovalScript(redis, CLAIM_SCRIPT, [recordKey(approvalId), claimKey(approvalId)], []))
+        ? asStringArray(await runScript(redis, CLAIM_SCRIPT, [recordKey(approvalId), claimKey(approvalId)], []))
         : ['not_granted', ''];
       const [result, status] = reply;
       if (result === 'first') return { first: true };
@@ -334,7 +335,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
         action: 'executed',
         ...(result.isError ? { detail: 'the handler reported an error' } : {}),
       };
-      await runApprovalScript(
+      await runScript(
         redis,
         SAVE_RESULT_SCRIPT,
         [resultKey(approvalId), auditKey(approvalId)],

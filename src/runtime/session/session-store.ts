@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { defineScript, runScript } from '../redis/redis-script.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
 import type { TurnRecord } from './turn-record.ts';
@@ -54,24 +54,12 @@ export interface SessionStore {
   hasWork(sessionId: string): Promise<boolean>;
 }
 
-const ACCEPT_SCRIPT = `
+const ACCEPT_SCRIPT = defineScript(`
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
   redis.call('RPUSH', KEYS[2], ARGV[1])
   return 1
 end
-return 0`;
-
-const ACCEPT_SHA = createHash('sha1').update(ACCEPT_SCRIPT).digest('hex');
-
-/** Runs a Lua script by its SHA, loading it on the first NOSCRIPT answer. */
-async function evalScript(redis: Redis, script: string, sha: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-  try {
-    return await redis.evalsha(sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return redis.eval(script, keys.length, ...keys, ...args);
-  }
-}
+return 0`);
 
 /** A {@link SessionStore} in Redis. */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
@@ -83,10 +71,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
   return {
     async accept(sessionId, injection) {
-      const added = await evalScript(
+      const added = await runScript(
         redis,
         ACCEPT_SCRIPT,
-        ACCEPT_SHA,
         [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending')],
         [JSON.stringify(injection), String(dedupeTtl)],
       );
