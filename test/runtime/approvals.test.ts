@@ -96,6 +96,10 @@ describe('approvals through the running service', () => {
     await sb().post('apr-who', 'pay INV-4 #who');
     const [request] = await waitForApprovals('apr-who');
     const id = request?.approvalId ?? '';
+    const shownToFinance = async (): Promise<boolean> =>
+      (await sb().events('finance-desk')).some(({ event }) => event.type === 'part' && (event.part.data as { approvalId?: string } | undefined)?.approvalId === id);
+    for (let tries = 0; !(await shownToFinance()) && tries < 400; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await shownToFinance()).toBe(true);
     const stranger = await decide(id, 'granted', 'someone-else');
     expect(stranger.status).toBe(403);
     const finance = await decide(id, 'granted', 'finance-desk');
@@ -106,6 +110,8 @@ describe('approvals through the running service', () => {
     expect((await decide('AAAAAAAAAAAAAAAAAAAAAA', 'granted', 'apr-who')).status).toBe(404);
     const events = await sb().settled('apr-who');
     expect(texts(events).at(-1)).toContain('ok: ');
+    const financeView = await sb().events('finance-desk');
+    expect(financeView.some(({ event }) => event.type === 'approval' && event.approvalId === id && event.status === 'granted' && event.decidedBy === 'fin')).toBe(true);
   });
 
   it('two approvals pending at once: the turn resumes only when both are decided', async () => {

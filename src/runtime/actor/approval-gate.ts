@@ -15,6 +15,11 @@ export interface ApprovalGate {
   readonly plan: (toolName: string) => ApproverPlan;
   /** Schedules the expiry of an approval (a delayed job). */
   readonly scheduleExpiry: (approvalId: string, at: Date) => Promise<void>;
+  /**
+   * Shows the request to approvers outside the turn's own conversation, each on their channel.
+   * Called after the turn is saved as suspended, once per request part.
+   */
+  readonly announce?: (approvalId: string, part: EmittedPart) => Promise<void>;
 }
 
 /** The identity of the person whose message started the turn. */

@@ -366,6 +366,8 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
       for (const part of requested.parts) {
         await deps.log.append(sessionId, { type: 'part', turnId, actor: record.actor, data: { partId: part.partId, partType: 'approval-request' } });
         await deps.output.part(record, part);
+        const approvalId = part.part.data?.['approvalId'];
+        if (typeof approvalId === 'string') await deps.approvals.announce?.(approvalId, part);
       }
       await deps.log.append(sessionId, { type: 'turn_state', turnId, actor: record.actor, data: { turnState: 'suspended', approvals: record.wait?.ref } });
       await deps.output.state(record, 'suspended', record.actor);

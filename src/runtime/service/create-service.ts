@@ -9,9 +9,11 @@ import { createWebSender } from '../../../channels/web/web-sender.ts';
 import { createInboundQueue, createInboundWorker } from '../../../queues/inbound-queue.ts';
 import { createTurnQueue, createTurnWorker } from '../../../queues/turn-queue.ts';
 import { createApprovalExpiry } from '../../../queues/approval-expiry-queue.ts';
+import { approvalsReady } from '../actor/approval-gate.ts';
 import { approverPlan } from '../actor/approval-policy-config.ts';
 import { createApprovalStore } from '../approvals/redis-approval-store.ts';
 import type { ApprovalRecord, DecisionAttempt, DecisionOutcome } from '../approvals/approval-types.ts';
+import type { EmittedPart } from '../session/turn-record.ts';
 import { createAdminRoutes } from './admin-routes.ts';
 import type { SwitchboardEnv } from '../../config/env-types.ts';
 import { DEFAULT_ACTOR_MODEL } from '../../config/models.ts';
@@ -114,11 +116,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   /** After a decision or an expiry: stop the expiry job, update every open card, resume the turn. */
   const afterDecision = async (record: ApprovalRecord): Promise<void> => {
     await expiry.cancel(record.approvalId);
-    if (record.replyTo.channel === 'web' && record.status !== 'pending') {
+    const conversations = [...(record.replyTo.channel === 'web' ? [record.replyTo.address] : []), ...otherWebConversations(record)];
+    for (const conversation of record.status === 'pending' ? [] : conversations) {
       await webSender.send({
         channel: 'web',
-        destination: record.replyTo,
-        idempotencyKey: `approval:${record.approvalId}`,
+        destination: { channel: 'web', address: conversation },
+        idempotencyKey: `approval:${record.approvalId}|web:${conversation}`,
         payload: {
           type: 'approval',
           approvalId: record.approvalId,
@@ -129,6 +132,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       });
     }
     await turnQueue.schedule(record.sessionId, `resume-${record.approvalId}`);
+  };
+  /** Web conversations of an approval's approvers, other than the one it was asked in. */
+  const otherWebConversations = (record: ApprovalRecord | undefined): string[] => {
+    if (record === undefined) return [];
+    const asked = record.replyTo.channel === 'web' ? record.replyTo.address : undefined;
+    const conversations = record.approvers.filter((approver) => approver.channel === 'web' && approver.address.startsWith('web:')).map((approver) => approver.address.slice('web:'.length));
+    return [...new Set(conversations)].filter((conversation) => conversation !== asked);
   };
   const decide = async (attempt: DecisionAttempt): Promise<DecisionOutcome> => {
     const outcome = await approvals.decide(attempt);
@@ -214,6 +224,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           return options.approvalTtlMs === undefined ? plan : { ...plan, ttlMs: options.approvalTtlMs };
         },
         scheduleExpiry: (approvalId: string, at: Date) => expiry.schedule(approvalId, at),
+        announce: async (approvalId: string, emitted: EmittedPart) => {
+          const record = await approvals.get(approvalId);
+          for (const conversation of otherWebConversations(record)) {
+            await webSender.send({
+              channel: 'web',
+              destination: { channel: 'web', address: conversation },
+              idempotencyKey: `${emitted.partId}|web:${conversation}`,
+              payload: { type: 'part', turnId: record?.turnId ?? '', partId: emitted.partId, turnState: 'suspended', actor: emitted.actor, part: emitted.part },
+            });
+          }
+        },
       },
     };
     const turnWorker = createTurnWorker({
@@ -225,7 +246,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       process: async (sessionId, lease) => {
         await runSessionTurns(deps, sessionId, lease.signal);
       },
-      hasWork: (sessionId) => store.hasWork(sessionId),
+      // A decision can arrive while the suspending job still holds the session: its resume job then
+      // completes at once, and this check, run when the lock is released, picks the turn up.
+      hasWork: async (sessionId) => {
+        if (await store.hasWork(sessionId)) return true;
+        const turn = await store.currentTurn(sessionId);
+        if (turn?.status !== 'waiting' || turn.pendingApprovals === undefined) return false;
+        return approvalsReady(deps.approvals, turn.pendingApprovals, Date.now());
+      },
       onError: (error) => { logger.error({ err: error }, 'turn worker'); },
     });
     const inboundWorker = createInboundWorker({

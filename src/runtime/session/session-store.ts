@@ -45,6 +45,8 @@ export interface SessionStore {
   finishTurn(record: TurnRecord, history: readonly ModelMessage[]): Promise<void>;
   /** The conversation history before the running turn. */
   history(sessionId: string): Promise<ModelMessage[]>;
+  /** The session's turn record (running, waiting or settling), or `undefined` when none. */
+  currentTurn(sessionId: string): Promise<TurnRecord | undefined>;
   /** How many injections wait for a turn. */
   pendingCount(sessionId: string): Promise<number>;
   /**
@@ -126,6 +128,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     async history(sessionId) {
       const raw = await redis.get(key(sessionId, 'history'));
       return raw === null ? [] : (JSON.parse(raw) as ModelMessage[]);
+    },
+
+    async currentTurn(sessionId) {
+      const raw = await redis.get(key(sessionId, 'turn'));
+      return raw === null ? undefined : (JSON.parse(raw) as TurnRecord);
     },
 
     async pendingCount(sessionId) {
