@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStore } from '../runtime/approvals/approval-types.ts';
+import type { ApprovalAuditEntry, ApprovalRecord } from '../runtime/approvals/approval-types.ts';
 import { APPROVALS_USAGE, runApprovalsCommand } from './approvals-command.ts';
+import { readOnlyApprovalStore } from '../../test/support/read-only-approval-store.ts';
 
 function approval(id: string, status: ApprovalRecord['status'], createdAt: string, extra: Partial<ApprovalRecord> = {}): ApprovalRecord {
   return {
@@ -42,22 +43,7 @@ const audits: Record<string, ApprovalAuditEntry[]> = {
   ],
 };
 
-function unused(): Promise<never> {
-  return Promise.reject(new Error('unused by the command'));
-}
-
-const store: ApprovalStore = {
-  create: unused,
-  findByShortCode: unused,
-  pendingFor: unused,
-  decide: unused,
-  expire: unused,
-  claimExecution: unused,
-  saveExecution: unused,
-  get: (id) => Promise.resolve(records.find((record) => record.approvalId === id)),
-  audit: (id) => Promise.resolve(audits[id] ?? []),
-  list: (options) => Promise.resolve(records.filter((record) => options?.status === undefined || record.status === options.status)),
-};
+const store = readOnlyApprovalStore(records, audits);
 
 async function run(...args: string[]): Promise<{ code: number; text: string }> {
   let text = '';

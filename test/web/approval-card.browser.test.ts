@@ -5,8 +5,8 @@
  * decision so every open page updates.
  */
 
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
 import type { ApprovalRequest } from '../../src/protocol/parts/approval-parts.ts';
 import { createWebEventStore, type WebEventStore } from '../../channels/web/web-event-store.ts';
@@ -15,6 +15,7 @@ import { createWebRoutes } from '../../channels/web/web-routes.ts';
 import { useKeyPrefix, useRedis } from '../support/redis.ts';
 import { startTestServer, type TestServer } from './http-test-server.ts';
 import { useRedisClients } from './redis-client.ts';
+import { useBrowser } from '../support/browser.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -23,19 +24,7 @@ const connect = useRedisClients(redisUrl);
 const UI_TIMEOUT_MS = 30_000;
 const SCREENSHOT = '/tmp/approval-card.png';
 
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    timeout: 90_000,
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -115,8 +104,7 @@ async function startHarness(): Promise<Harness> {
     decisions,
     pageErrors,
     async openPage(conversationId) {
-      if (browser === undefined) throw new Error('The browser did not start.');
-      const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+      const context = await browser().newContext({ viewport: { width: 900, height: 700 } });
       cleanups.push(() => context.close());
       const page = await context.newPage();
       page.setDefaultTimeout(UI_TIMEOUT_MS);

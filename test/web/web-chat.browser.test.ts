@@ -6,8 +6,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { createWebEventStore, type WebEventStore } from '../../channels/web/web-event-store.ts';
 import { createWebRoutes, type WebChatStatus } from '../../channels/web/web-routes.ts';
@@ -15,6 +15,7 @@ import { createWebSender, type WebSender } from '../../channels/web/web-sender.t
 import { useKeyPrefix, useRedis } from '../support/redis.ts';
 import { startTestServer, type TestServer } from './http-test-server.ts';
 import { useRedisClients } from './redis-client.ts';
+import { useBrowser } from '../support/browser.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -23,19 +24,7 @@ const connect = useRedisClients(redisUrl);
 const UI_TIMEOUT_MS = 30_000;
 const SCREENSHOT = '/tmp/web-chat.png';
 
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    timeout: 90_000,
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -174,8 +163,7 @@ async function startHarness(): Promise<Harness> {
       };
     },
     async openPage(conversationId, viewport = { width: 900, height: 760 }) {
-      if (browser === undefined) throw new Error('The browser did not start.');
-      const context = await browser.newContext({ viewport });
+      const context = await browser().newContext({ viewport });
       cleanups.push(() => context.close());
       const page = await context.newPage();
       page.setDefaultTimeout(UI_TIMEOUT_MS);

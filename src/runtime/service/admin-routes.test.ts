@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../test/web/http-test-server.ts';
-import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStore } from '../approvals/approval-types.ts';
+import type { ApprovalAuditEntry, ApprovalRecord } from '../approvals/approval-types.ts';
 import { createAdminRoutes, escapeHtml } from './admin-routes.ts';
+import { readOnlyApprovalStore } from '../../../test/support/read-only-approval-store.ts';
 
 const TOKEN = 'admin-token-0123456789abcdef0123456789';
 
@@ -45,29 +46,7 @@ const audits: Record<string, ApprovalAuditEntry[]> = {
   ],
 };
 
-function unused(): Promise<never> {
-  return Promise.reject(new Error('unused by the admin routes'));
-}
-
-/** An in-memory store answering the read side of the interface. */
-const fakeStore: ApprovalStore = {
-  create: unused,
-  findByShortCode: unused,
-  pendingFor: unused,
-  decide: unused,
-  expire: unused,
-  claimExecution: unused,
-  saveExecution: unused,
-  get: (id) => Promise.resolve(records.find((record) => record.approvalId === id)),
-  audit: (id) => Promise.resolve(audits[id] ?? []),
-  list: (options) =>
-    Promise.resolve(
-      records
-        .filter((record) => options?.status === undefined || record.status === options.status)
-        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-        .slice(0, options?.limit ?? 100),
-    ),
-};
+const fakeStore = readOnlyApprovalStore(records, audits);
 
 /** Pretends the request came from `x-test-remote` (a real socket cannot come from elsewhere in a test). */
 function fakeRemote(req: { headers: Record<string, unknown>; socket: object }): boolean {
