@@ -289,4 +289,46 @@ describe('turn queue', () => {
     await turns.close();
     await expect(turns.schedule('s', 'k')).rejects.toMatchObject({ code: 'queue.closed' });
   });
+
+  it('with hasWork, a job for a busy session completes at once and the holder runs again after releasing', async () => {
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() }));
+    let pending = 0;
+    let runs = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    resources.track(
+      createTurnWorker({
+        connection: resources.redis('worker'),
+        prefix: prefix(),
+        concurrency: 4,
+        process: async () => {
+          runs += 1;
+          pending = 0;
+          // The first run has drained the session and is still finishing when new work arrives.
+          if (runs === 1) await held;
+        },
+        hasWork: () => Promise.resolve(pending > 0),
+      }),
+    );
+    await turns.schedule('busy', 'first');
+    await vi.waitFor(() => {
+      expect(runs).toBe(1);
+    });
+    // Work arrives while the first job holds the session: its own job must not wait for the lock.
+    pending = 1;
+    await turns.schedule('busy', 'second');
+    const queue = inspector();
+    await vi.waitFor(async () => {
+      expect(await queue.getJobCounts('completed')).toEqual({ completed: 1 });
+    });
+    expect(runs).toBe(1);
+    release();
+    await vi.waitFor(async () => {
+      expect(await queue.getJobCounts('completed', 'delayed')).toEqual({ completed: 2, delayed: 0 });
+    });
+    expect(runs).toBe(2);
+    expect(pending).toBe(0);
+  });
 });
