@@ -128,4 +128,20 @@ describe('approvals through the running service', () => {
     const answer = texts(events).at(-1) ?? '';
     expect(answer).toMatch(/^ok: .*INV-5.* \| refused: ToolDenied/);
   });
+
+  it('the operator page lists queues, the suspended session and the pending approval with its trail', async () => {
+    const seen: ScenarioCall[] = [];
+    sb().fake.respondWith(payScenario('admin', [{ invoice: 'INV-8', amount: 75 }], seen));
+    await sb().post('apr-admin', 'pay INV-8 #admin');
+    const [request] = await waitForApprovals('apr-admin');
+    const page = await (await fetch(`${sb().url}/admin`)).text();
+    expect(page).toContain('<h1>Queues</h1>');
+    expect(page).toMatch(/<td>turns<\/td>/);
+    expect(page).toContain(`suspended ${request?.approvalId ?? ''}`);
+    expect(page).toContain(request?.approvalId ?? 'missing');
+    const detail = (await (await fetch(`${sb().url}/admin/api/approvals/${request?.approvalId ?? ''}`)).json()) as { audit: { action: string }[] };
+    expect(detail.audit.map((entry) => entry.action)).toEqual(['requested']);
+    expect((await decide(request?.approvalId ?? '', 'denied', 'apr-admin')).status).toBe(200);
+    await sb().settled('apr-admin');
+  });
 });

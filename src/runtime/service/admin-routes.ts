@@ -12,7 +12,15 @@ import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore,
 import { sendJson, type Route } from '../http/router.ts';
 
 /** Options of {@link createAdminRoutes}. */
+/** What the operator page shows besides approvals: queue depths and sessions with a turn in progress. */
+export interface OperationsSnapshot {
+  readonly queues: readonly { readonly queue: string; readonly counts: Readonly<Record<string, number>> }[];
+  readonly sessions: readonly { readonly sessionId: string; readonly turnId: string; readonly actor: string; readonly status: string; readonly startedAt: string; readonly waitingFor?: string }[];
+}
+
 export interface AdminRoutesOptions {
+  /** Queue and session views; omitted from the page when not given. */
+  readonly operations?: () => Promise<OperationsSnapshot>;
   readonly approvals: ApprovalStore;
   /** Bearer token of the operator pages; `undefined`: loopback clients only. */
   readonly adminToken: string | undefined;
@@ -102,7 +110,25 @@ function renderSection(title: string, rows: readonly string[]): string {
 <table><thead><tr>${HEADINGS.map((heading) => `<th>${heading}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
-async function renderPage(store: ApprovalStore): Promise<string> {
+function renderOperations(snapshot: OperationsSnapshot | undefined): string {
+  if (snapshot === undefined) return '';
+  const states = [...new Set(snapshot.queues.flatMap((queue) => Object.keys(queue.counts)))];
+  const queueRows = snapshot.queues
+    .map((queue) => `<tr><td>${escapeHtml(queue.queue)}</td>${states.map((state) => cell(String(queue.counts[state] ?? 0))).join('')}</tr>`)
+    .join('\n');
+  const sessionRows =
+    snapshot.sessions.length === 0
+      ? '<tr><td colspan="6">None.</td></tr>'
+      : snapshot.sessions
+          .map((session) => `<tr>${[session.sessionId, session.turnId, session.actor, session.status, session.startedAt, session.waitingFor ?? ''].map(cell).join('')}</tr>`)
+          .join('\n');
+  return `<h1>Queues</h1>
+<table><thead><tr><th>Queue</th>${states.map((state) => `<th>${escapeHtml(state)}</th>`).join('')}</tr></thead><tbody>${queueRows}</tbody></table>
+<h1>Sessions with a turn in progress (${String(snapshot.sessions.length)})</h1>
+<table><thead><tr><th>Session</th><th>Turn</th><th>Actor</th><th>Status</th><th>Started</th><th>Waiting for</th></tr></thead><tbody>${sessionRows}</tbody></table>`;
+}
+
+async function renderPage(store: ApprovalStore, operations?: () => Promise<OperationsSnapshot>): Promise<string> {
   const [pending, granted, denied, expired] = await Promise.all(STATUSES.map((status) => store.list({ status, limit: LIST_LIMIT })));
   const decided = [...(granted ?? []), ...(denied ?? [])].sort((a, b) => (b.createdAt < a.createdAt ? -1 : b.createdAt > a.createdAt ? 1 : 0));
   const sections: [string, readonly ApprovalRecord[]][] = [
@@ -117,8 +143,9 @@ async function renderPage(store: ApprovalStore): Promise<string> {
     }),
   );
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>switchboard: approvals</title><style>${STYLE}</style></head>
-<body><h1>Approvals</h1>
+<html lang="en"><head><meta charset="utf-8"><title>switchboard: operations</title><style>${STYLE}</style></head>
+<body>${renderOperations(operations === undefined ? undefined : await operations())}
+<h1>Approvals</h1>
 ${rendered.join('\n')}
 </body></html>`;
 }
@@ -151,7 +178,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       pattern: '/admin',
       async handler({ req, res }) {
         if (!authorize(req, res, adminToken)) return;
-        sendHtml(res, await renderPage(approvals));
+        sendHtml(res, await renderPage(approvals, options.operations));
       },
     },
     {

@@ -9,6 +9,7 @@ import { createWebSender } from '../../../channels/web/web-sender.ts';
 import { createInboundQueue, createInboundWorker } from '../../../queues/inbound-queue.ts';
 import { createTurnQueue, createTurnWorker } from '../../../queues/turn-queue.ts';
 import { createApprovalExpiry } from '../../../queues/approval-expiry-queue.ts';
+import { createQueueStats } from '../../../queues/queue-stats.ts';
 import { approvalsReady } from '../actor/approval-gate.ts';
 import { approverPlan } from '../actor/approval-policy-config.ts';
 import { createApprovalStore } from '../approvals/redis-approval-store.ts';
@@ -111,6 +112,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const inboundQueue = createInboundQueue({ connection: { ...redisOptions(options.redisUrl) }, prefix });
   const turnQueue = createTurnQueue({ connection: redisOptions(options.redisUrl), prefix });
   const approvals = createApprovalStore({ redis, prefix });
+  const sessions = createSessionStore({ redis, prefix });
+  const queueStats = createQueueStats({ connection: redisOptions(options.redisUrl), prefix, queues: ['inbound', 'turns', 'approval-expiry'] });
   const closers: (() => Promise<unknown>)[] = [];
 
   /** After a decision or an expiry: stop the expiry job, update every open card, resume the turn. */
@@ -175,7 +178,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           return decide({ approvalId, decision, by: { channel: 'web', address, ...(person === undefined ? {} : { personId: person.id }) } });
         },
       }),
-      ...createAdminRoutes({ approvals, adminToken: env.adminToken }),
+      ...createAdminRoutes({
+        approvals,
+        adminToken: env.adminToken,
+        operations: async () => ({
+          queues: await queueStats.counts(),
+          sessions: (await sessions.activeTurns()).map((turn) => ({
+            sessionId: turn.sessionId,
+            turnId: turn.turnId,
+            actor: turn.actor,
+            status: turn.status,
+            startedAt: turn.startedAt,
+            ...(turn.wait === undefined ? {} : { waitingFor: `${turn.wait.turnState}${turn.wait.ref === undefined ? '' : ` ${turn.wait.ref}`} until ${turn.wait.until}` }),
+          })),
+        }),
+      }),
       ...createOpsRoutes({ redis, metrics, env, app, actors: [...actors.values()].map((actor) => actor.config), adminToken: env.adminToken }),
     ];
     server = createServer(createRouter(routes, (error, context) => { logger.warn({ err: error, path: context.url.pathname }, 'request failed'); }));
@@ -193,7 +210,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   }
 
   if (runsWorker) {
-    const store = createSessionStore({ redis, prefix });
+    const store = sessions;
     const log = createEventLog({ redis, prefix });
     const channels = new Map<string, ChannelDelivery>([
       ['web', { deliveryClass: 'streaming', deliver: async (delivery) => { await webSender.send({ ...delivery, channel: 'web' }); } }],
@@ -280,6 +297,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         await inboundQueue.close();
         await turnQueue.close();
         await expiry.close();
+        await queueStats.close();
         await webStore.close();
         await redis.quit();
       })();

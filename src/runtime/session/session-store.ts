@@ -47,6 +47,8 @@ export interface SessionStore {
   history(sessionId: string): Promise<ModelMessage[]>;
   /** The session's turn record (running, waiting or settling), or `undefined` when none. */
   currentTurn(sessionId: string): Promise<TurnRecord | undefined>;
+  /** Sessions with a turn in progress (running, waiting or settling), at most `limit` (default 100). */
+  activeTurns(limit?: number): Promise<TurnRecord[]>;
   /** How many injections wait for a turn. */
   pendingCount(sessionId: string): Promise<number>;
   /**
@@ -133,6 +135,18 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     async currentTurn(sessionId) {
       const raw = await redis.get(key(sessionId, 'turn'));
       return raw === null ? undefined : (JSON.parse(raw) as TurnRecord);
+    },
+
+    async activeTurns(limit = 100) {
+      const found: TurnRecord[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:s:*:turn`, 'COUNT', 500);
+        cursor = next;
+        const values = keys.length === 0 ? [] : await redis.mget(...keys);
+        for (const value of values) if (value !== null && found.length < limit) found.push(JSON.parse(value) as TurnRecord);
+      } while (cursor !== '0' && found.length < limit);
+      return found;
     },
 
     async pendingCount(sessionId) {
