@@ -1,55 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { SwitchboardError } from '../../protocol/errors.ts';
-import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
-import { parseRespondCall } from '../../protocol/respond/parse-respond-call.ts';
-import type { RespondCall } from '../../protocol/respond/respond-call.ts';
 import { RESPOND_TOOL_NAME } from '../../protocol/respond/respond-schema.ts';
-import { respondErrorToolResult, validateRespondCall } from '../../protocol/respond/validate-respond-call.ts';
-import { createToolHandlerContext } from '../../protocol/tools/tool-handler-context.ts';
-import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
-import type { TurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
+import { validateRespondCall } from '../../protocol/respond/validate-respond-call.ts';
 import type { Injection } from '../injection.ts';
-import type { ModelClient, ModelInputBlock, ModelMessage, ModelOutputBlock, ModelResponse, ModelTool } from '../model/model-types.ts';
-import type { ToolRouter } from '../router/tool-router.ts';
-import type { EventLog } from '../session/event-log.ts';
-import type { SessionStore, TurnInProgress } from '../session/session-store.ts';
-import type { EmittedPart, TurnDataEvent, TurnRecord } from '../session/turn-record.ts';
+import type { ModelInputBlock, ModelMessage, ModelOutputBlock, ModelResponse } from '../model/model-types.ts';
+import type { TurnInProgress } from '../session/session-store.ts';
+import type { EmittedPart, TurnRecord } from '../session/turn-record.ts';
+import { approvalsReady, requestApprovals, requesterOf, resolveApprovals } from './approval-gate.ts';
 import { buildModelRequest, trimHistory } from './model-request.ts';
-import type { ResolvedActor } from './resolved-actor.ts';
-import { approvalsReady, requestApprovals, requesterOf, resolveApprovals, type ApprovalGate } from './approval-gate.ts';
-import { runToolCall } from './tool-call.ts';
-import type { TurnOutput } from './turn-output.ts';
-
-/** Everything a turn needs; all passed in. */
-export interface TurnRunnerDeps {
-  readonly model: ModelClient;
-  readonly actors: ReadonlyMap<string, ResolvedActor>;
-  /** The actor that takes a session's first turn, and every turn after one that did not pass. */
-  readonly entryActor: string;
-  readonly registry: ToolRegistry;
-  readonly partTypes: PartTypeRegistry;
-  readonly turnStates: TurnStateRegistry;
-  /** The respond() tool in the model's shape, built once from the registries. */
-  readonly respondTool: ModelTool;
-  readonly store: SessionStore;
-  readonly log: EventLog;
-  readonly output: TurnOutput;
-  readonly router: ToolRouter;
-  /** Milliseconds since the epoch. Default `Date.now`. */
-  readonly now?: () => number;
-  /** Asks people to approve tool calls that need it. Unset: such calls are refused. */
-  readonly approvals?: ApprovalGate;
-  /** Names this process in the event log (which worker ran or resumed a turn). Default `<host>:<pid>`. */
-  readonly workerId?: string;
-  /** Wait limit of a `delegated` turn, in ms. Default 10 minutes. */
-  readonly delegationTimeoutMs?: number;
-}
-
-const FREE_TEXT_NOTE =
-  'Protocol violation: text written outside a tool call is never shown to anyone and was discarded. ' +
-  'Put everything you want to say into a respond call.';
-const NO_TOOL_NOTE = 'Protocol violation: you must call a tool. Use respond to say anything to the person.';
+import { processResponse } from './process-response.ts';
+import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 /**
  * Runs every turn a session has waiting, one after another: resumes a turn a crashed worker left
@@ -251,89 +212,10 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
       data: { step, id: response.id, stopReason: response.stopReason, usage: response.usage, blocks: response.content.map((block) => block.type === 'text' ? 'text' : block.name) },
     });
 
-    const results: ModelInputBlock[] = [];
-    const emitted: EmittedPart[] = [];
-    const dataEvents: TurnDataEvent[] = [];
-    let violations = 0;
-    let freeText = false;
-    let sawToolUse = false;
-    let settle: RespondCall | undefined;
-    let waitState: string | undefined;
-    let terminal: { output: string; tool: string } | undefined;
-    const awaitingApproval: { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>> }[] = [];
-
-    for (const [index, block] of response.content.entries()) {
-      if (block.type === 'text') {
-        if (block.text.trim() !== '') {
-          freeText = true;
-          await deps.log.append(sessionId, { type: 'protocol_violation', turnId, actor: record.actor, data: { kind: 'free_text', text: block.text.slice(0, 500) } });
-        }
-        continue;
-      }
-      sawToolUse = true;
-      if (block.name === RESPOND_TOOL_NAME) {
-        const checked = validateRespondCall(block.input, { partTypes: deps.partTypes, turnStates: deps.turnStates, knownActors: [...deps.actors.keys()] });
-        if (!checked.ok) {
-          violations += 1;
-          await deps.log.append(sessionId, { type: 'protocol_violation', turnId, actor: record.actor, data: { kind: 'invalid_respond', issues: checked.issues } });
-          results.push(respondErrorToolResult(block.id, checked.issues));
-          continue;
-        }
-        if (settle !== undefined) {
-          results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: 'An earlier respond call in this message already settled the turn; this one was not delivered.' });
-          continue;
-        }
-        if (checked.call.turnState === 'suspended') {
-          violations += 1;
-          results.push({
-            type: 'tool_result',
-            tool_use_id: block.id,
-            is_error: true,
-            content: 'Only the runtime sets turnState "suspended", when a tool needs approval. Nothing was delivered; call the tool itself instead.',
-          });
-          continue;
-        }
-        const events = parseRespondCall(checked.call, { sessionId, turnId, actorName: record.actor, toolUseId: block.id });
-        for (const event of events) {
-          if (event.type !== 'partReceived') continue;
-          const part: EmittedPart = { partId: `${turnId}.${step}.${index}.${event.index}`, part: event.part, turnState: event.turnState, actor: record.actor };
-          emitted.push(part);
-          await deps.log.append(sessionId, { type: 'part', turnId, actor: record.actor, data: { partId: part.partId, partType: event.partType, turnState: event.turnState } });
-          if (!early.has(part.partId)) await deps.output.part(record, part);
-        }
-        await deps.log.append(sessionId, { type: 'turn_state', turnId, actor: record.actor, data: { turnState: checked.call.turnState, passTo: checked.call.passTo, note: checked.call.note } });
-        const definition = deps.turnStates.require(checked.call.turnState);
-        // A settling state is announced once, by the settlement, after the envelope's parts.
-        if (!definition.isTerminal || checked.call.turnState === 'passed') await deps.output.state(record, checked.call.turnState, record.actor);
-        results.push({ type: 'tool_result', tool_use_id: block.id, content: 'Delivered.' });
-        if (definition.isTerminal) settle = checked.call;
-        else if (checked.call.turnState !== 'awaiting') waitState = checked.call.turnState;
-        continue;
-      }
-      if (terminal !== undefined && actor.tools.get(block.name)?.terminal === true) {
-        results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: `Only one terminal tool may run per turn; "${block.name}" was not run.` });
-        continue;
-      }
-      const context = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, tenantId: inbox[0]?.tenantId, userId: inbox[0]?.sender.id, personId: inbox[0]?.sender.personId });
-      const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, context);
-      const plan = outcome.approvalRequired === undefined ? undefined : deps.approvals?.plan(block.name);
-      if (outcome.approvalRequired !== undefined && plan !== undefined && (plan.approvers.length > 0 || plan.allowRequester)) {
-        awaitingApproval.push({ toolUseId: block.id, toolName: block.name, args: outcome.approvalRequired.args });
-        continue;
-      }
-      results.push(
-        outcome.approvalRequired === undefined
-          ? outcome.result
-          : { ...outcome.result, content: `ToolDenied: "${block.name}" needs a person's approval and nobody is configured to approve it. The action was not taken.` },
-      );
-      if (outcome.dataEvent !== undefined) dataEvents.push(outcome.dataEvent);
-      if (outcome.terminalOutput !== undefined) terminal = { output: outcome.terminalOutput, tool: block.name };
-    }
-
-    if (freeText || !sawToolUse) {
-      violations += 1;
-      results.push({ type: 'text', text: sawToolUse ? FREE_TEXT_NOTE : NO_TOOL_NOTE });
-    }
+    const { results, emitted, dataEvents, violations, settle, waitState, terminal, awaitingApproval } = await processResponse(
+      { deps, record, actor, step, inbox, early, now },
+      response,
+    );
     const assistant = toInputBlocks(response.content);
     record = {
       ...record,

@@ -1,0 +1,144 @@
+import { parseRespondCall } from '../../protocol/respond/parse-respond-call.ts';
+import type { RespondCall } from '../../protocol/respond/respond-call.ts';
+import { RESPOND_TOOL_NAME } from '../../protocol/respond/respond-schema.ts';
+import { respondErrorToolResult, validateRespondCall } from '../../protocol/respond/validate-respond-call.ts';
+import { createToolHandlerContext } from '../../protocol/tools/tool-handler-context.ts';
+import type { Injection } from '../injection.ts';
+import type { ModelInputBlock, ModelResponse } from '../model/model-types.ts';
+import type { EmittedPart, TurnDataEvent, TurnRecord } from '../session/turn-record.ts';
+import type { ResolvedActor } from './resolved-actor.ts';
+import { runToolCall } from './tool-call.ts';
+import type { TurnRunnerDeps } from './turn-runner-deps.ts';
+
+const FREE_TEXT_NOTE =
+  'Protocol violation: text written outside a tool call is never shown to anyone and was discarded. ' +
+  'Put everything you want to say into a respond call.';
+const NO_TOOL_NOTE = 'Protocol violation: you must call a tool. Use respond to say anything to the person.';
+
+/** What one model response did: the tool results for the model and what the turn must do next. */
+export interface ResponseOutcome {
+  /** Tool results (and correction notes) for the next user message, in block order. */
+  readonly results: ModelInputBlock[];
+  readonly emitted: EmittedPart[];
+  readonly dataEvents: TurnDataEvent[];
+  /** Protocol violations in this response (each a reason for a corrective retry). */
+  readonly violations: number;
+  /** Text outside tool calls was written. */
+  readonly freeText: boolean;
+  /** Some tool was called. */
+  readonly sawToolUse: boolean;
+  /** The respond() call that settled the turn (complete, clarifying, error, passed). */
+  readonly settle: RespondCall | undefined;
+  /** A non-terminal state other than awaiting (delegated) the turn now waits in. */
+  readonly waitState: string | undefined;
+  /** A terminal tool's output, which becomes the answer. */
+  readonly terminal: { readonly output: string; readonly tool: string } | undefined;
+  /** Calls that wait for a person's approval. */
+  readonly awaitingApproval: { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>> }[];
+}
+
+/** Where a response is processed. */
+export interface ResponseContext {
+  readonly deps: TurnRunnerDeps;
+  readonly record: TurnRecord;
+  readonly actor: ResolvedActor;
+  readonly step: number;
+  readonly inbox: readonly Injection[];
+  /** Part ids already delivered while the response streamed. */
+  readonly early: ReadonlySet<string>;
+  readonly now: () => number;
+}
+
+/**
+ * Processes one model response block by block: validates and delivers respond() calls, runs tool
+ * calls (terminal tools and approvals included), and records every protocol violation. Never
+ * throws for bad model output: each problem becomes a tool result the model reads.
+ */
+export async function processResponse(context: ResponseContext, response: ModelResponse): Promise<ResponseOutcome> {
+  const { deps, record, actor, step, inbox, early, now } = context;
+  const { sessionId, turnId } = record;
+  const results: ModelInputBlock[] = [];
+  const emitted: EmittedPart[] = [];
+  const dataEvents: TurnDataEvent[] = [];
+  let violations = 0;
+  let freeText = false;
+  let sawToolUse = false;
+  let settle: RespondCall | undefined;
+  let waitState: string | undefined;
+  let terminal: { output: string; tool: string } | undefined;
+  const awaitingApproval: { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>> }[] = [];
+
+  for (const [index, block] of response.content.entries()) {
+    if (block.type === 'text') {
+      if (block.text.trim() !== '') {
+        freeText = true;
+        await deps.log.append(sessionId, { type: 'protocol_violation', turnId, actor: record.actor, data: { kind: 'free_text', text: block.text.slice(0, 500) } });
+      }
+      continue;
+    }
+    sawToolUse = true;
+    if (block.name === RESPOND_TOOL_NAME) {
+      const checked = validateRespondCall(block.input, { partTypes: deps.partTypes, turnStates: deps.turnStates, knownActors: [...deps.actors.keys()] });
+      if (!checked.ok) {
+        violations += 1;
+        await deps.log.append(sessionId, { type: 'protocol_violation', turnId, actor: record.actor, data: { kind: 'invalid_respond', issues: checked.issues } });
+        results.push(respondErrorToolResult(block.id, checked.issues));
+        continue;
+      }
+      if (settle !== undefined) {
+        results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: 'An earlier respond call in this message already settled the turn; this one was not delivered.' });
+        continue;
+      }
+      if (checked.call.turnState === 'suspended') {
+        violations += 1;
+        results.push({
+          type: 'tool_result',
+          tool_use_id: block.id,
+          is_error: true,
+          content: 'Only the runtime sets turnState "suspended", when a tool needs approval. Nothing was delivered; call the tool itself instead.',
+        });
+        continue;
+      }
+      const events = parseRespondCall(checked.call, { sessionId, turnId, actorName: record.actor, toolUseId: block.id });
+      for (const event of events) {
+        if (event.type !== 'partReceived') continue;
+        const part: EmittedPart = { partId: `${turnId}.${step}.${index}.${event.index}`, part: event.part, turnState: event.turnState, actor: record.actor };
+        emitted.push(part);
+        await deps.log.append(sessionId, { type: 'part', turnId, actor: record.actor, data: { partId: part.partId, partType: event.partType, turnState: event.turnState } });
+        if (!early.has(part.partId)) await deps.output.part(record, part);
+      }
+      await deps.log.append(sessionId, { type: 'turn_state', turnId, actor: record.actor, data: { turnState: checked.call.turnState, passTo: checked.call.passTo, note: checked.call.note } });
+      const definition = deps.turnStates.require(checked.call.turnState);
+      // A settling state is announced once, by the settlement, after the envelope's parts.
+      if (!definition.isTerminal || checked.call.turnState === 'passed') await deps.output.state(record, checked.call.turnState, record.actor);
+      results.push({ type: 'tool_result', tool_use_id: block.id, content: 'Delivered.' });
+      if (definition.isTerminal) settle = checked.call;
+      else if (checked.call.turnState !== 'awaiting') waitState = checked.call.turnState;
+      continue;
+    }
+    if (terminal !== undefined && actor.tools.get(block.name)?.terminal === true) {
+      results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: `Only one terminal tool may run per turn; "${block.name}" was not run.` });
+      continue;
+    }
+    const context = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, tenantId: inbox[0]?.tenantId, userId: inbox[0]?.sender.id, personId: inbox[0]?.sender.personId });
+    const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, context);
+    const plan = outcome.approvalRequired === undefined ? undefined : deps.approvals?.plan(block.name);
+    if (outcome.approvalRequired !== undefined && plan !== undefined && (plan.approvers.length > 0 || plan.allowRequester)) {
+      awaitingApproval.push({ toolUseId: block.id, toolName: block.name, args: outcome.approvalRequired.args });
+      continue;
+    }
+    results.push(
+      outcome.approvalRequired === undefined
+        ? outcome.result
+        : { ...outcome.result, content: `ToolDenied: "${block.name}" needs a person's approval and nobody is configured to approve it. The action was not taken.` },
+    );
+    if (outcome.dataEvent !== undefined) dataEvents.push(outcome.dataEvent);
+    if (outcome.terminalOutput !== undefined) terminal = { output: outcome.terminalOutput, tool: block.name };
+  }
+
+  if (freeText || !sawToolUse) {
+    violations += 1;
+    results.push({ type: 'text', text: sawToolUse ? FREE_TEXT_NOTE : NO_TOOL_NOTE });
+  }
+  return { results, emitted, dataEvents, violations, freeText, sawToolUse, settle, waitState, terminal, awaitingApproval };
+}

@@ -1,0 +1,35 @@
+import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
+import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
+import type { TurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
+import type { ModelClient, ModelTool } from '../model/model-types.ts';
+import type { ToolRouter } from '../router/tool-router.ts';
+import type { EventLog } from '../session/event-log.ts';
+import type { SessionStore } from '../session/session-store.ts';
+import type { ApprovalGate } from './approval-gate.ts';
+import type { ResolvedActor } from './resolved-actor.ts';
+import type { TurnOutput } from './turn-output.ts';
+
+/** Everything a turn needs; all passed in. */
+export interface TurnRunnerDeps {
+  readonly model: ModelClient;
+  readonly actors: ReadonlyMap<string, ResolvedActor>;
+  /** The actor that takes a session's first turn, and every turn after one that did not pass. */
+  readonly entryActor: string;
+  readonly registry: ToolRegistry;
+  readonly partTypes: PartTypeRegistry;
+  readonly turnStates: TurnStateRegistry;
+  /** The respond() tool in the model's shape, built once from the registries. */
+  readonly respondTool: ModelTool;
+  readonly store: SessionStore;
+  readonly log: EventLog;
+  readonly output: TurnOutput;
+  readonly router: ToolRouter;
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Asks people to approve tool calls that need it. Unset: such calls are refused. */
+  readonly approvals?: ApprovalGate;
+  /** Names this process in the event log (which worker ran or resumed a turn). Default `<host>:<pid>`. */
+  readonly workerId?: string;
+  /** Wait limit of a `delegated` turn, in ms. Default 10 minutes. */
+  readonly delegationTimeoutMs?: number;
+}
