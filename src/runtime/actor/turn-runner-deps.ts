@@ -5,6 +5,7 @@ import type { ModelClient, ModelTool } from '../model/model-types.ts';
 import type { ToolRouter } from '../router/tool-router.ts';
 import type { EventLog } from '../session/event-log.ts';
 import type { SessionStore } from '../session/session-store.ts';
+import type { MidTurnMode } from './actor-config.ts';
 import type { ApprovalGate } from './approval-gate.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
 import type { TurnOutput } from './turn-output.ts';
@@ -15,6 +16,12 @@ export interface TurnRunnerDeps {
   readonly actors: ReadonlyMap<string, ResolvedActor>;
   /** The actor that takes a session's first turn, and every turn after one that did not pass. */
   readonly entryActor: string;
+  /**
+   * The actor that answers a channel, and how that channel's mid-turn messages are handled, from
+   * `switchboard.yaml`'s `channels`. Unset or `undefined` for a channel: the entry actor and the
+   * actor's own `midTurn`.
+   */
+  readonly channelRoute?: (channel: string) => { readonly actor: string; readonly midTurn?: MidTurnMode } | undefined;
   readonly registry: ToolRegistry;
   readonly partTypes: PartTypeRegistry;
   readonly turnStates: TurnStateRegistry;

@@ -32,12 +32,13 @@ export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, s
 }
 
 function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection, at: number): TurnRecord {
-  const actor = deps.actors.get(deps.entryActor);
+  const entry = deps.channelRoute?.(first.channel)?.actor ?? deps.entryActor;
+  const actor = deps.actors.get(entry);
   const deadlineMs = actor?.config.limits.turnDeadlineMs ?? 120_000;
   return {
     turnId: `turn_${randomUUID().replaceAll('-', '')}`,
     sessionId,
-    actor: deps.entryActor,
+    actor: entry,
     startedAt: new Date(at).toISOString(),
     deadlineAt: new Date(at + deadlineMs).toISOString(),
     step: 0,
@@ -152,8 +153,9 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
       return 'settled';
     }
 
-    if (actor.config.midTurn === 'steer' || record.given === 0) {
-      if (actor.config.midTurn === 'steer') inbox = await deps.store.steer(sessionId);
+    const midTurn = deps.channelRoute?.(record.replyTo.channel)?.midTurn ?? actor.config.midTurn;
+    if (midTurn === 'steer' || record.given === 0) {
+      if (midTurn === 'steer') inbox = await deps.store.steer(sessionId);
       const fresh = inbox.slice(record.given);
       if (fresh.length > 0) {
         record = { ...record, given: inbox.length, messages: [...record.messages, injectionMessage(fresh)] };

@@ -26,6 +26,7 @@ import { createTurnStateRegistry } from '../../protocol/turn-states/turn-state-r
 import { resolveActors } from '../actor/resolved-actor.ts';
 import { runSessionTurns } from '../actor/turn-runner.ts';
 import { loadApp } from '../app/load-app.ts';
+import { CHANNEL_NAMES, type ChannelName } from '../app/app-types.ts';
 import { createSettlement } from '../delivery/settle-turn.ts';
 import { createTurnDelivery, type ChannelDelivery } from '../delivery/turn-delivery.ts';
 import { createRouter, type Route } from '../http/router.ts';
@@ -226,6 +227,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       model: metrics.wrapModel(model),
       actors,
       entryActor: app.entryActor,
+      channelRoute: (channel: string) => (isChannelName(channel) ? app.channels[channel] : undefined),
       registry,
       partTypes,
       turnStates,
@@ -304,6 +306,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       return closing;
     },
   };
+}
+
+function isChannelName(channel: string): channel is ChannelName {
+  return (CHANNEL_NAMES as readonly string[]).includes(channel);
 }
 
 function redisOptions(url: string): { host: string; port: number; password?: string; username?: string; db?: number } {

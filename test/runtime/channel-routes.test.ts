@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { useRedis } from '../support/redis.ts';
+import { part, reply, respond } from '../support/scenario-model.ts';
+import { useSwitchboard } from '../support/switchboard-harness.ts';
+
+const appDir = fileURLToPath(new URL('../fixtures/routed-app/', import.meta.url));
+const redisUrl = useRedis();
+const sb = useSwitchboard({ appDir, redisUrl });
+
+describe('channel routes of switchboard.yaml', () => {
+  it('the actor named for the web channel answers it, not the entry actor', async () => {
+    const systems: string[] = [];
+    sb().fake.respondWith((request) => {
+      systems.push(JSON.stringify(request.body.system));
+      return reply(respond([part('response', 'Front desk here.')], 'complete'));
+    });
+    await sb().post('routed', 'hello');
+    const events = await sb().settled('routed');
+    expect(systems[0]).toContain('You are the front desk for the web chat.');
+    expect(events.some(({ event }) => event.type === 'part' && event.actor === 'front')).toBe(true);
+  });
+});
