@@ -55,7 +55,7 @@ export interface TurnQueue {
    * same key again while its job is queued, running, failed or kept completed adds nothing.
    * Rejects with a `queue.closed` {@link SwitchboardError} after `close()`.
    */
-  schedule(sessionId: string, key: string): Promise<void>;
+  schedule(sessionId: string, key: string, options?: { readonly delayMs?: number }): Promise<void>;
   /** Closes the queue, and the Redis client if it was opened from options. */
   close(): Promise<void>;
 }
@@ -83,9 +83,10 @@ export function createTurnQueue(options: TurnQueueOptions): TurnQueue {
   let closing: Promise<void> | undefined;
 
   return {
-    async schedule(sessionId, key) {
+    async schedule(sessionId, key, scheduleOptions = {}) {
       if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The turn queue is closed');
-      await queue.add(JOB_NAME, { sessionId }, { ...jobOptions, jobId: turnJobId(key) });
+      const delay = Math.max(0, Math.round(scheduleOptions.delayMs ?? 0));
+      await queue.add(JOB_NAME, { sessionId }, { ...jobOptions, jobId: turnJobId(key), ...(delay > 0 ? { delay } : {}) });
     },
     close() {
       closing ??= (async () => {

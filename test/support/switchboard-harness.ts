@@ -34,6 +34,8 @@ export interface HarnessOptions {
   readonly role?: ServiceRole;
   /** Key prefix; default a unique one. Worker child processes must be given the same. */
   readonly prefix?: string;
+  /** How long a delegated turn waits, in ms. */
+  readonly delegationTimeoutMs?: number;
   /** Overrides every approval's expiry, in ms. */
   readonly approvalTtlMs?: number;
   /** Extra environment variables. */
@@ -74,6 +76,7 @@ export function useSwitchboard(options: HarnessOptions): () => SwitchboardHarnes
       sessionLockTtlMs: 5000,
       jobLockDurationMs: 5000,
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+      ...(options.delegationTimeoutMs === undefined ? {} : { delegationTimeoutMs: options.delegationTimeoutMs }),
     });
     redis = new Redis(options.redisUrl());
     const webStore = createWebEventStore({ redis, keyPrefix: prefix });

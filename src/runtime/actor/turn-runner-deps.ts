@@ -37,6 +37,8 @@ export interface TurnRunnerDeps {
   readonly approvals?: ApprovalGate;
   /** Names this process in the event log (which worker ran or resumed a turn). Default `<host>:<pid>`. */
   readonly workerId?: string;
+  /** Runs the session again at `at` (a delayed turn job), so a wait that nobody ends still times out. */
+  readonly scheduleWake?: (sessionId: string, key: string, at: Date) => Promise<void>;
   /** Wait limit of a `delegated` turn, in ms. Default 10 minutes. */
   readonly delegationTimeoutMs?: number;
 }

@@ -279,8 +279,10 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     }
     if (waitState !== undefined) {
       const waitMs = deps.delegationTimeoutMs ?? 600_000;
-      record = { ...record, status: 'waiting', wait: { turnState: waitState, until: new Date(now() + waitMs).toISOString() } };
+      const until = new Date(now() + waitMs);
+      record = { ...record, status: 'waiting', wait: { turnState: waitState, until: until.toISOString() } };
       await deps.store.saveTurn(record);
+      await deps.scheduleWake?.(sessionId, `wake-${turnId}-${String(step)}`, until);
       return 'waiting';
     }
     if (record.corrective > limits.maxCorrectiveRetries) {

@@ -64,6 +64,8 @@ export interface ServiceOptions {
   readonly jobLockDurationMs?: number;
   /** Overrides every tool's approval expiry, in ms (tests, demos). Default: per tool from switchboard.yaml. */
   readonly approvalTtlMs?: number;
+  /** How long a `delegated` turn waits for its peer, in ms. Default 10 minutes. */
+  readonly delegationTimeoutMs?: number;
   /** The tenant of every conversation. Default `default`. */
   readonly tenantId?: string;
 }
@@ -227,6 +229,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       model: metrics.wrapModel(model),
       actors,
       entryActor: app.entryActor,
+      scheduleWake: (sessionId: string, key: string, at: Date) => turnQueue.schedule(sessionId, key, { delayMs: at.getTime() - Date.now() }),
+      ...(options.delegationTimeoutMs === undefined ? {} : { delegationTimeoutMs: options.delegationTimeoutMs }),
       channelRoute: (channel: string) => (isChannelName(channel) ? app.channels[channel] : undefined),
       registry,
       partTypes,

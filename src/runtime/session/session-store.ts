@@ -156,7 +156,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     async hasWork(sessionId) {
       const [turnRaw, pending] = await Promise.all([redis.get(key(sessionId, 'turn')), redis.llen(key(sessionId, 'pending'))]);
       if (turnRaw === null) return pending > 0;
-      return (JSON.parse(turnRaw) as TurnRecord).status !== 'waiting';
+      const turn = JSON.parse(turnRaw) as TurnRecord;
+      if (turn.status !== 'waiting') return true;
+      // A wait with no approvals ends at its deadline; approvals are checked by their own store.
+      return turn.pendingApprovals === undefined && turn.wait !== undefined && Date.now() >= Date.parse(turn.wait.until);
     },
   };
 }
