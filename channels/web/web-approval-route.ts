@@ -23,6 +23,8 @@ export interface WebApprovalDecision {
   readonly decision: 'granted' | 'denied';
   /** The conversation the request came from; the decider is `web:<conversationId>`. */
   readonly conversationId: string;
+  /** The arguments' hash the card showed; when given, it must match the pending call. */
+  readonly argsHash?: string;
 }
 
 /** Options of {@link createWebApprovalRoute}. */
@@ -89,7 +91,12 @@ export function createWebApprovalRoute(options: WebApprovalRouteOptions): Route 
         badRequest(res, 'conversationId', 'The conversation id must be 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-".');
         return;
       }
-      const outcome = await options.decide({ approvalId, decision, conversationId });
+      const argsHash = body['argsHash'];
+      if (argsHash !== undefined && (typeof argsHash !== 'string' || !/^[0-9a-f]{64}$/.test(argsHash))) {
+        badRequest(res, 'argsHash', '"argsHash" must be the 64 hex digits of the request\'s arguments hash.');
+        return;
+      }
+      const outcome = await options.decide({ approvalId, decision, conversationId, ...(argsHash === undefined ? {} : { argsHash }) });
       if (outcome.ok) {
         const { record } = outcome;
         sendJson(res, 200, { approvalId, status: record.status, decidedBy: decidedByLabel(record), decidedAt: record.decidedAt });

@@ -145,3 +145,26 @@ describe('approvals through the running service', () => {
     await sb().settled('apr-admin');
   });
 });
+
+describe('an answer bound to other arguments', () => {
+  it('is refused when its argsHash does not match the pending call, and the right one is accepted', async () => {
+    const seen: ScenarioCall[] = [];
+    sb().fake.respondWith(payScenario('hash', [{ invoice: 'INV-10', amount: 610 }], seen));
+    await sb().post('apr-hash', 'pay INV-10 #hash');
+    const [request] = await waitForApprovals('apr-hash');
+    const shown = request as { approvalId: string; argsHash?: string } | undefined;
+    expect(shown?.argsHash).toMatch(/^[0-9a-f]{64}$/);
+    const post = (argsHash: string): Promise<Response> =>
+      fetch(`${sb().url}/api/approvals/${shown?.approvalId ?? ''}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-switchboard-conversation': 'apr-hash' },
+        body: JSON.stringify({ decision: 'granted', argsHash }),
+      });
+    const forged = await post('0'.repeat(64));
+    expect(forged.status).toBe(409);
+    expect(JSON.stringify(await forged.json())).toContain('args_mismatch');
+    expect((await post(shown?.argsHash ?? '')).status).toBe(200);
+    const events = await sb().settled('apr-hash');
+    expect(texts(events).at(-1)).toContain('"paid":"INV-10"');
+  });
+});

@@ -334,7 +334,7 @@ async function decideApproval(card, decision) {
     response = await fetch('/api/approvals/' + encodeURIComponent(card.approvalId), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-switchboard-conversation': conversationId },
-      body: JSON.stringify({ decision }),
+      body: JSON.stringify(card.argsHash === undefined ? { decision } : { decision, argsHash: card.argsHash }),
     });
     body = await response.json().catch(() => null);
   } catch {
@@ -387,7 +387,8 @@ function approvalCard(part, text) {
     return element;
   }
   element.dataset.approvalId = approvalId;
-  const card = { approvalId, element, actions, result, problem, buttons: [] };
+  const argsHash = typeof data.argsHash === 'string' ? data.argsHash : undefined;
+  const card = { approvalId, argsHash, element, actions, result, problem, buttons: [] };
   for (const [label, decision] of [
     ['Approve', 'granted'],
     ['Deny', 'denied'],

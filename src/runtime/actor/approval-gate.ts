@@ -65,7 +65,7 @@ export async function requestApprovals(
     await gate.scheduleExpiry(record.approvalId, new Date(record.expiresAt));
     until = Math.max(until, Date.parse(record.expiresAt));
     pending.push({ approvalId: record.approvalId, toolUseId: call.toolUseId, toolName: call.toolName, args: call.args });
-    const data: ApprovalRequest & { shortCode: string } = {
+    const data: ApprovalRequest & { shortCode: string; argsHash: string } = {
       approvalId: record.approvalId,
       toolName: record.toolName,
       toolCallId: record.toolCallId,
@@ -75,6 +75,7 @@ export async function requestApprovals(
       session: record.sessionId,
       expiresAt: record.expiresAt,
       shortCode: record.shortCode,
+      argsHash: record.argsHash,
     };
     parts.push({
       partId: `${turn.turnId}.${step}.approval.${index}`,

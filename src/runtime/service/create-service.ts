@@ -175,10 +175,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
           return result;
         },
-        decideApproval: ({ approvalId, decision, conversationId }) => {
+        decideApproval: ({ approvalId, decision, conversationId, argsHash }) => {
           const address = `web:${conversationId}`;
           const person = app.people.find((candidate) => candidate.addresses.web.includes(address));
-          return decide({ approvalId, decision, by: { channel: 'web', address, ...(person === undefined ? {} : { personId: person.id }) } });
+          return decide({
+            approvalId,
+            decision,
+            by: { channel: 'web', address, ...(person === undefined ? {} : { personId: person.id }) },
+            ...(argsHash === undefined ? {} : { argsHash }),
+          });
         },
       }),
       ...createAdminRoutes({
