@@ -20,4 +20,12 @@ describe('channel routes of switchboard.yaml', () => {
     expect(systems[0]).toContain('You are the front desk for the web chat.');
     expect(events.some(({ event }) => event.type === 'part' && event.actor === 'front')).toBe(true);
   });
+
+  it('a model call that hangs is cut at the turn deadline and the turn ends in error', async () => {
+    sb().fake.respondWith(() => ({ ...reply(respond([part('response', 'Too late.')], 'complete')), delayMs: 6000 }));
+    await sb().post('hung', 'hello');
+    const events = await sb().settled('hung', 1, 20_000);
+    const texts = events.flatMap(({ event }) => (event.type === 'part' ? [event.part.text] : []));
+    expect(texts).toEqual(['Sorry, this took longer than allowed, so I stopped. Please try again.']);
+  }, 30_000);
 });

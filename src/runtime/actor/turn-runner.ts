@@ -77,6 +77,8 @@ function toolUseOrder(messages: readonly ModelMessage[]): (block: ModelInputBloc
   return (block) => (block.type === 'tool_result' ? ids.indexOf(block.tool_use_id) : ids.length);
 }
 
+const DEADLINE_TEXT = 'Sorry, this took longer than allowed, so I stopped. Please try again.';
+
 /** Whether the signal fired (read through a call, so narrowing does not keep a stale value). */
 function aborted(signal: AbortSignal): boolean {
   return signal.aborted;
@@ -145,7 +147,7 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     }
     const { limits } = actor.config;
     if (now() > Date.parse(record.deadlineAt)) {
-      await failTurn('deadline', 'Sorry, this took longer than allowed, so I stopped. Please try again.');
+      await failTurn('deadline', DEADLINE_TEXT);
       return 'settled';
     }
     if (record.step >= limits.maxModelCalls) {
@@ -195,11 +197,17 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     };
 
     let response: ModelResponse;
+    // A model call that hangs is cut at the turn's deadline, not left to the SDK's own timeout.
+    const deadline = AbortSignal.timeout(Math.max(1, Date.parse(record.deadlineAt) - now()));
     try {
-      response = await deps.model.create(request, { signal, onBlock: deliverEarly });
+      response = await deps.model.create(request, { signal: AbortSignal.any([signal, deadline]), onBlock: deliverEarly });
     } catch (error) {
       await Promise.allSettled(earlyDeliveries);
       if (aborted(signal)) throw new SwitchboardError('session.lock_lost', `Lost the lock of session ${sessionId}.`, { cause: error });
+      if (aborted(deadline)) {
+        await failTurn('deadline', DEADLINE_TEXT);
+        return 'settled';
+      }
       const coded = error instanceof SwitchboardError ? error : undefined;
       await deps.log.append(sessionId, { type: 'model_response', turnId, actor: record.actor, data: { step, error: coded?.message ?? String(error) } });
       const userMessage = coded?.details['userMessage'];
