@@ -5,6 +5,7 @@ import { checkWebChatEvent } from './web-chat-event.ts';
 import type { WebApprovalDecision } from './web-approval-route.ts';
 import { createWebRoutes } from './web-routes.ts';
 import type { WebEventStore } from './web-event-store.ts';
+import { sampleApproval } from '../../test/support/approval-fixtures.ts';
 
 const unusedStore: WebEventStore = {
   append: () => Promise.reject(new Error('unused')),
@@ -14,25 +15,17 @@ const unusedStore: WebEventStore = {
 };
 
 function record(status: ApprovalRecord['status'], decided = false): ApprovalRecord {
-  return {
+  return sampleApproval({
     approvalId: 'appr-1',
-    shortCode: 'K7QX2M',
+    status,
     sessionId: 's',
     turnId: 't',
-    actor: 'concierge',
-    toolName: 'book_flight',
     toolCallId: 'tc',
     args: { flight: 'EJ4521' },
-    argsHash: 'ab',
     approvers: [{ channel: 'web', address: 'web:conv-1' }],
-    requester: { channel: 'web', address: 'web:conv-1' },
     allowRequester: true,
-    createdAt: '2030-01-01T10:00:00.000Z',
-    expiresAt: '2030-01-01T11:00:00.000Z',
-    status,
     ...(decided ? { decidedBy: { channel: 'web', address: 'web:conv-1', personId: 'ana' }, decidedAt: '2030-01-01T10:05:00.000Z' } : {}),
-    replyTo: { channel: 'web', address: 'conv-1' },
-  };
+  });
 }
 
 const calls: WebApprovalDecision[] = [];

@@ -8,8 +8,9 @@
 
 import type { ServerResponse } from 'node:http';
 import { readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
-import type { ApprovalRecord, DecisionOutcome, DecisionRefusal } from '../../src/runtime/approvals/approval-types.ts';
+import type { DecisionOutcome, DecisionRefusal } from '../../src/runtime/approvals/approval-types.ts';
 import { isConversationId } from './conversation-id.ts';
+import { decidedByLabel } from '../../src/runtime/approvals/approval-authority.ts';
 
 /** The header the page sends its conversation id in. */
 export const CONVERSATION_HEADER = 'x-switchboard-conversation';
@@ -49,12 +50,6 @@ function badRequest(res: ServerResponse, field: string, message: string): void {
   sendJson(res, 400, { error: { code: 'http.bad_request', message, details: { field } } });
 }
 
-/** A readable name of who decided: the configured person, else the channel address. */
-export function decidedByLabel(record: ApprovalRecord): string | undefined {
-  const by = record.decidedBy;
-  if (by === undefined) return undefined;
-  return by.personId ?? by.address;
-}
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;

@@ -2,27 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalAuditEntry, ApprovalRecord } from '../runtime/approvals/approval-types.ts';
 import { APPROVALS_USAGE, runApprovalsCommand } from './approvals-command.ts';
 import { readOnlyApprovalStore } from '../../test/support/read-only-approval-store.ts';
+import { sampleApproval } from '../../test/support/approval-fixtures.ts';
 
 function approval(id: string, status: ApprovalRecord['status'], createdAt: string, extra: Partial<ApprovalRecord> = {}): ApprovalRecord {
-  return {
-    approvalId: id,
-    shortCode: 'K7QX2M',
-    sessionId: 'session-1',
-    turnId: 'turn-1',
-    actor: 'concierge',
-    toolName: 'book_flight',
-    toolCallId: 'toolu_1',
-    args: { flight: 'EJ4521', passengers: 2 },
-    argsHash: 'ab',
-    approvers: [{ channel: 'email', address: 'boss@example.com', personId: 'boss' }],
-    requester: { channel: 'web', address: 'web:conv-1' },
-    allowRequester: false,
-    createdAt,
-    expiresAt: '2030-01-01T11:00:00.000Z',
-    status,
-    replyTo: { channel: 'web', address: 'conv-1' },
-    ...extra,
-  };
+  return sampleApproval({ approvalId: id, status, createdAt, ...extra });
 }
 
 const records = [

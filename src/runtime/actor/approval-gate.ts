@@ -1,5 +1,6 @@
 import type { ApprovalRequest } from '../../protocol/parts/approval-parts.ts';
 import { createToolHandlerContext } from '../../protocol/tools/tool-handler-context.ts';
+import { decidedByLabel } from '../approvals/approval-authority.ts';
 import type { ApprovalRecord, ApprovalStore, ChannelIdentity } from '../approvals/approval-types.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelInputBlock } from '../model/model-types.ts';
@@ -98,7 +99,7 @@ export async function approvalsReady(gate: ApprovalGate, pending: readonly Pendi
 
 function denial(record: ApprovalRecord | undefined, call: PendingApproval): string {
   if (record?.status === 'denied') {
-    const who = record.decidedBy?.personId ?? record.decidedBy?.address ?? 'an approver';
+    const who = decidedByLabel(record) ?? 'an approver';
     const reason = record.reason === undefined ? '' : ` Reason: ${record.reason}.`;
     return `ToolDenied: ${who} denied "${call.toolName}" at ${record.decidedAt ?? 'an unknown time'}.${reason} The action was not taken.`;
   }
@@ -142,6 +143,7 @@ export async function resolveApprovals(
       });
       continue;
     }
+    const decider = decidedByLabel(record);
     const context = createToolHandlerContext({
       actorName: turn.actor,
       sessionId: turn.sessionId,
@@ -153,7 +155,7 @@ export async function resolveApprovals(
         approvalId: record.approvalId,
         decision: 'granted',
         decidedAt: record.decidedAt ?? new Date().toISOString(),
-        ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy.personId ?? record.decidedBy.address }),
+        ...(decider === undefined ? {} : { decidedBy: decider }),
         ...(record.reason === undefined ? {} : { reason: record.reason }),
       },
     });

@@ -27,6 +27,11 @@ export function mayDecide(record: Pick<ApprovalRecord, 'approvers' | 'requester'
   return decidersOf(record).some((decider) => sameIdentity(decider, by));
 }
 
+/** Who decided, as shown on cards and to the model: the configured person, else the channel address. */
+export function decidedByLabel(record: Pick<ApprovalRecord, 'decidedBy'>): string | undefined {
+  return record.decidedBy === undefined ? undefined : (record.decidedBy.personId ?? record.decidedBy.address);
+}
+
 /** How a person is named in messages: their `personId`, else `<channel> <address>`. */
 export function describeIdentity(identity: ChannelIdentity): string {
   return identity.personId ?? `${identity.channel} ${identity.address}`;

@@ -71,19 +71,13 @@ export type DecisionOutcome =
   | { readonly ok: false; readonly refusal: DecisionRefusal; readonly message: string; readonly record?: ApprovalRecord };
 
 /** What the runtime gives to create an approval. */
-export interface NewApproval {
-  readonly sessionId: string;
-  readonly turnId: string;
-  readonly actor: string;
-  readonly toolName: string;
-  readonly toolCallId: string;
-  readonly args: Readonly<Record<string, unknown>>;
-  readonly approvers: readonly ChannelIdentity[];
-  readonly requester: ChannelIdentity;
-  readonly allowRequester: boolean;
+export interface NewApproval
+  extends Pick<
+    ApprovalRecord,
+    'sessionId' | 'turnId' | 'actor' | 'toolName' | 'toolCallId' | 'args' | 'approvers' | 'requester' | 'allowRequester' | 'replyTo'
+  > {
   /** How long the approval may wait, in ms. */
   readonly ttlMs: number;
-  readonly replyTo: Destination;
 }
 
 /** A decision attempt from a channel. */

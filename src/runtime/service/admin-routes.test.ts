@@ -3,29 +3,23 @@ import { startTestServer, type TestServer } from '../../../test/web/http-test-se
 import type { ApprovalAuditEntry, ApprovalRecord } from '../approvals/approval-types.ts';
 import { createAdminRoutes, escapeHtml } from './admin-routes.ts';
 import { readOnlyApprovalStore } from '../../../test/support/read-only-approval-store.ts';
+import { sampleApproval } from '../../../test/support/approval-fixtures.ts';
 
 const TOKEN = 'admin-token-0123456789abcdef0123456789';
 
 function approval(id: string, status: ApprovalRecord['status'], createdAt: string, extra: Partial<ApprovalRecord> = {}): ApprovalRecord {
-  return {
+  return sampleApproval({
     approvalId: id,
+    status,
+    createdAt,
     shortCode: `C${id.slice(-5).toUpperCase()}`,
     sessionId: 's',
     turnId: 't',
-    actor: 'concierge',
-    toolName: 'book_flight',
     toolCallId: 'tc',
     args: { flight: 'EJ4521' },
-    argsHash: 'ab',
     approvers: [{ channel: 'email', address: 'boss@example.com', personId: 'boss', verified: true }],
-    requester: { channel: 'web', address: 'web:conv-1' },
-    allowRequester: false,
-    createdAt,
-    expiresAt: '2030-01-01T11:00:00.000Z',
-    status,
-    replyTo: { channel: 'web', address: 'conv-1' },
     ...extra,
-  };
+  });
 }
 
 const records: ApprovalRecord[] = [

@@ -63,7 +63,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** A person for operators: `personId (channel address)`, `verified` when the channel verified it. */
-export function describeIdentity(identity: ChannelIdentity | undefined): string {
+function operatorLabel(identity: ChannelIdentity | undefined): string {
   if (identity === undefined) return 'system';
   const who = identity.personId === undefined ? `${identity.channel} ${identity.address}` : `${identity.personId} (${identity.channel} ${identity.address})`;
   return identity.verified === true ? `${who}, verified` : who;
@@ -71,7 +71,7 @@ export function describeIdentity(identity: ChannelIdentity | undefined): string 
 
 function describeAudit(entry: ApprovalAuditEntry): string {
   const detail = entry.detail === undefined ? '' : `: ${entry.detail}`;
-  return `${entry.at} ${entry.action} by ${describeIdentity(entry.by)}${detail}`;
+  return `${entry.at} ${entry.action} by ${operatorLabel(entry.by)}${detail}`;
 }
 
 function cell(text: string): string {
@@ -79,7 +79,7 @@ function cell(text: string): string {
 }
 
 function renderApproval(record: ApprovalRecord, audit: readonly ApprovalAuditEntry[]): string {
-  const decided = record.decidedAt === undefined ? '' : `${describeIdentity(record.decidedBy)} at ${record.decidedAt}`;
+  const decided = record.decidedAt === undefined ? '' : `${operatorLabel(record.decidedBy)} at ${record.decidedAt}`;
   const trail = audit.map((entry) => `<li class="audit-${escapeHtml(entry.action)}">${escapeHtml(describeAudit(entry))}</li>`).join('');
   return [
     `<tr class="status-${escapeHtml(record.status)}" id="approval-${escapeHtml(record.approvalId)}">`,
@@ -87,8 +87,8 @@ function renderApproval(record: ApprovalRecord, audit: readonly ApprovalAuditEnt
     cell(record.shortCode),
     `<td><code>${escapeHtml(record.toolName)}</code></td>`,
     cell(summarizeArgs(record.args)),
-    cell(describeIdentity(record.requester)),
-    cell(record.approvers.map(describeIdentity).join('; ')),
+    cell(operatorLabel(record.requester)),
+    cell(record.approvers.map(operatorLabel).join('; ')),
     `<td><strong>${escapeHtml(record.status)}</strong></td>`,
     cell(decided),
     cell(record.expiresAt),

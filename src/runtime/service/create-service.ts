@@ -12,6 +12,7 @@ import { createApprovalExpiry } from '../../../queues/approval-expiry-queue.ts';
 import { createQueueStats } from '../../../queues/queue-stats.ts';
 import { approvalsReady } from '../actor/approval-gate.ts';
 import { approverPlan } from '../actor/approval-policy-config.ts';
+import { decidedByLabel } from '../approvals/approval-authority.ts';
 import { createApprovalStore } from '../approvals/redis-approval-store.ts';
 import type { ApprovalRecord, DecisionAttempt, DecisionOutcome } from '../approvals/approval-types.ts';
 import type { EmittedPart } from '../session/turn-record.ts';
@@ -123,6 +124,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const afterDecision = async (record: ApprovalRecord): Promise<void> => {
     await expiry.cancel(record.approvalId);
     const conversations = [...(record.replyTo.channel === 'web' ? [record.replyTo.address] : []), ...otherWebConversations(record)];
+    const decider = decidedByLabel(record);
     for (const conversation of record.status === 'pending' ? [] : conversations) {
       await webSender.send({
         channel: 'web',
@@ -132,7 +134,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           type: 'approval',
           approvalId: record.approvalId,
           status: record.status,
-          ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy.personId ?? record.decidedBy.address }),
+          ...(decider === undefined ? {} : { decidedBy: decider }),
           ...(record.decidedAt === undefined ? {} : { decidedAt: record.decidedAt }),
         },
       });
@@ -321,7 +323,7 @@ function isChannelName(channel: string): channel is ChannelName {
   return (CHANNEL_NAMES as readonly string[]).includes(channel);
 }
 
-function redisOptions(url: string): { host: string; port: number; password?: string; username?: string; db?: number } {
+function redisOptions(url: string): { host: string; port: number; password?: string; username?: string; db?: number; tls?: object } {
   const parsed = new URL(url);
   const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined;
   return {
@@ -330,5 +332,6 @@ function redisOptions(url: string): { host: string; port: number; password?: str
     ...(parsed.password === '' ? {} : { password: decodeURIComponent(parsed.password) }),
     ...(parsed.username === '' ? {} : { username: decodeURIComponent(parsed.username) }),
     ...(db === undefined || Number.isNaN(db) ? {} : { db }),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
   };
 }
