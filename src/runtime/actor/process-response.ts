@@ -1,7 +1,7 @@
 import { parseRespondCall } from '../../protocol/respond/parse-respond-call.ts';
 import type { RespondCall } from '../../protocol/respond/respond-call.ts';
 import { RESPOND_TOOL_NAME } from '../../protocol/respond/respond-schema.ts';
-import { respondErrorToolResult, validateRespondCall } from '../../protocol/respond/validate-respond-call.ts';
+import { respondErrorToolResult, validateRespondCall, type RespondValidation, type RespondValidationContext } from '../../protocol/respond/validate-respond-call.ts';
 import { createToolHandlerContext } from '../../protocol/tools/tool-handler-context.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelInputBlock, ModelResponse } from '../model/model-types.ts';
@@ -37,6 +37,11 @@ export interface ResponseOutcome {
   readonly awaitingApproval: { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>> }[];
 }
 
+/** What a respond() call is checked against: both registries and the actors `passTo` may name. */
+export function respondContext(deps: TurnRunnerDeps): RespondValidationContext {
+  return { partTypes: deps.partTypes, turnStates: deps.turnStates, knownActors: [...deps.actors.keys()] };
+}
+
 /** Where a response is processed. */
 export interface ResponseContext {
   readonly deps: TurnRunnerDeps;
@@ -46,6 +51,8 @@ export interface ResponseContext {
   readonly inbox: readonly Injection[];
   /** Part ids already delivered while the response streamed. */
   readonly early: ReadonlySet<string>;
+  /** respond() calls already checked while the response streamed, by block index. */
+  readonly validated: ReadonlyMap<number, RespondValidation>;
   readonly now: () => number;
 }
 
@@ -55,7 +62,7 @@ export interface ResponseContext {
  * throws for bad model output: each problem becomes a tool result the model reads.
  */
 export async function processResponse(context: ResponseContext, response: ModelResponse): Promise<ResponseOutcome> {
-  const { deps, record, actor, step, inbox, early, now } = context;
+  const { deps, record, actor, step, inbox, early, validated, now } = context;
   const { sessionId, turnId } = record;
   const results: ModelInputBlock[] = [];
   const emitted: EmittedPart[] = [];
@@ -78,7 +85,7 @@ export async function processResponse(context: ResponseContext, response: ModelR
     }
     sawToolUse = true;
     if (block.name === RESPOND_TOOL_NAME) {
-      const checked = validateRespondCall(block.input, { partTypes: deps.partTypes, turnStates: deps.turnStates, knownActors: [...deps.actors.keys()] });
+      const checked = validated.get(index) ?? validateRespondCall(block.input, respondContext(deps));
       if (!checked.ok) {
         violations += 1;
         await deps.log.append(sessionId, { type: 'protocol_violation', turnId, actor: record.actor, data: { kind: 'invalid_respond', issues: checked.issues } });

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { SwitchboardError } from '../../protocol/errors.ts';
 import { RESPOND_TOOL_NAME } from '../../protocol/respond/respond-schema.ts';
-import { validateRespondCall } from '../../protocol/respond/validate-respond-call.ts';
+import { validateRespondCall, type RespondValidation } from '../../protocol/respond/validate-respond-call.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelInputBlock, ModelMessage, ModelOutputBlock, ModelResponse } from '../model/model-types.ts';
 import type { TurnInProgress } from '../session/session-store.ts';
 import type { EmittedPart, TurnRecord } from '../session/turn-record.ts';
 import { approvalsReady, requestApprovals, requesterOf, resolveApprovals } from './approval-gate.ts';
 import { buildModelRequest, trimHistory } from './model-request.ts';
-import { processResponse } from './process-response.ts';
+import { processResponse, respondContext } from './process-response.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 /**
@@ -115,7 +115,14 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
   }
   if (record.status === 'waiting' && record.pendingApprovals !== undefined && deps.approvals !== undefined) {
     const gate = deps.approvals;
-    if (!(await approvalsReady(gate, record.pendingApprovals, now()))) return 'waiting';
+    if (!(await approvalsReady(gate, record.pendingApprovals, now()))) {
+      // The suspension is saved before its requests are sent; after a crash in between, send them
+      // again (each delivery is idempotent, so a request already shown is not shown twice).
+      for (const part of record.emitted.filter((emitted) => emitted.part.metadata.partType === 'approval-request')) {
+        await deps.output.part(record, part);
+      }
+      return 'waiting';
+    }
     const actor = deps.actors.get(record.actor);
     if (actor === undefined) {
       await failTurn('unknown_actor', 'This conversation was handed to an assistant that does not exist.');
@@ -185,9 +192,12 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
 
     const early = new Set<string>();
     const earlyDeliveries: Promise<void>[] = [];
+    // respond() calls checked while the response streamed; processing reuses them.
+    const validated = new Map<number, RespondValidation>();
     const deliverEarly = (block: ModelOutputBlock, index: number): void => {
       if (block.type !== 'tool_use' || block.name !== RESPOND_TOOL_NAME) return;
-      const checked = validateRespondCall(block.input, { partTypes: deps.partTypes, turnStates: deps.turnStates });
+      const checked = validateRespondCall(block.input, respondContext(deps));
+      validated.set(index, checked);
       if (!checked.ok || checked.call.turnState === 'suspended') return;
       checked.call.parts.forEach((part, partIndex) => {
         const emitted: EmittedPart = { partId: `${turnId}.${step}.${index}.${partIndex}`, part, turnState: checked.call.turnState, actor: record.actor };
@@ -223,7 +233,7 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
     });
 
     const { results, emitted, dataEvents, violations, settle, waitState, terminal, awaitingApproval } = await processResponse(
-      { deps, record, actor, step, inbox, early, now },
+      { deps, record, actor, step, inbox, early, validated, now },
       response,
     );
     const assistant = toInputBlocks(response.content);

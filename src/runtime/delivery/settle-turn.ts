@@ -9,6 +9,12 @@ import type { TurnStateRegistry } from '../../protocol/turn-states/turn-state-re
 import type { TurnRecord } from '../session/turn-record.ts';
 import type { Settlement } from './turn-delivery.ts';
 
+function sentAtOnce(partTypes: PartTypeRegistry, partType: string, deliveryClass: DeliveryClass): boolean {
+  const rules = partTypes.get(partType)?.deliveryRules;
+  if (rules === undefined) return false;
+  return deliveryClass === 'buffered' ? rules.buffered === 'flush' : rules.streaming === 'flush' || rules.streaming === 'stream';
+}
+
 /** What {@link createSettlement} needs. */
 export interface SettlementOptions {
   readonly partTypes: PartTypeRegistry;
@@ -44,9 +50,8 @@ export function createSettlement(options: SettlementOptions) {
     const kept = filterForTransport(envelope.parts, transport, options.partTypes).parts;
     const parts = kept.flatMap((part, index) => {
       const original = turn.emitted.find((emitted) => isDeepStrictEqual(emitted.part, part));
-      if (original !== undefined && transport.deliveryClass === 'buffered') {
-        if (options.partTypes.get(part.metadata.partType)?.deliveryRules.buffered === 'flush') return [];
-      }
+      // A part the actor emitted whose rule sends it at once already went out when it was emitted.
+      if (original !== undefined && sentAtOnce(options.partTypes, part.metadata.partType, transport.deliveryClass)) return [];
       return [{ partId: original?.partId ?? `${turn.turnId}.env.${index}`, part }];
     });
     return { parts, envelope: envelope as unknown as Readonly<Record<string, unknown>> };

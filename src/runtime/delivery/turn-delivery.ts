@@ -105,7 +105,6 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
       const transport = { id: turn.replyTo.channel, deliveryClass: channel.deliveryClass };
       const settlement = await options.settle(turn, turnState, transport);
       if (channel.deliveryClass === 'streaming') {
-        // Parts already flushed during the turn carry their original ids, so sending them again is a no-op.
         for (const { partId, part } of settlement.parts) {
           await send(turn, {
             idempotencyKey: `${partId}|${destinationKey(turn.replyTo)}`,

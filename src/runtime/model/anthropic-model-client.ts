@@ -37,9 +37,11 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions)
       try {
         const stream = client.messages.stream(params, callOptions.signal === undefined ? {} : { signal: callOptions.signal });
         let index = 0;
+        // Indexes count only the blocks the response keeps, so they match `content` below.
         stream.on('contentBlock', (block) => {
           const converted = toOutputBlock(block);
-          if (converted !== undefined) callOptions.onBlock?.(converted, index);
+          if (converted === undefined) return;
+          callOptions.onBlock?.(converted, index);
           index += 1;
         });
         const message = await stream.finalMessage();

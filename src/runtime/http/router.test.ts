@@ -1,0 +1,58 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SwitchboardError } from '../../protocol/errors.ts';
+import { createRouter, readJsonObject, sendJson } from './router.ts';
+
+let server: Server;
+let base = '';
+const errors: string[] = [];
+
+beforeAll(async () => {
+  server = createServer(
+    createRouter(
+      [
+        { method: 'GET', pattern: '/items/:id', handler: ({ res, params }) => { sendJson(res, 200, { id: params['id'] }); return Promise.resolve(); } },
+        { method: 'POST', pattern: '/items', handler: async ({ req, res }) => { sendJson(res, 201, await readJsonObject(req, 64)); } },
+        { method: 'GET', pattern: '/boom', handler: () => Promise.reject(new Error('kaboom')) },
+        { method: 'GET', pattern: '/missing', handler: () => Promise.reject(new SwitchboardError('http.not_found', 'gone')) },
+      ],
+      (error) => errors.push(error.code),
+    ),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+});
+
+describe('the HTTP router', () => {
+  it('routes by method and pattern, decoding path parameters', async () => {
+    const response = await fetch(`${base}/items/a%20b`);
+    expect(await response.json()).toEqual({ id: 'a b' });
+  });
+
+  it('answers 404 for an unknown path and 405 for a known path with another method', async () => {
+    expect((await fetch(`${base}/nothing`)).status).toBe(404);
+    expect((await fetch(`${base}/items/1`, { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it('refuses malformed JSON, non-object JSON and oversized bodies with 400', async () => {
+    const post = (body: string): Promise<Response> => fetch(`${base}/items`, { method: 'POST', body });
+    expect((await post('{"a":1}')).status).toBe(201);
+    expect((await post('{not json')).status).toBe(400);
+    expect((await post('[1,2]')).status).toBe(400);
+    expect((await post(JSON.stringify({ big: 'x'.repeat(100) }))).status).toBe(400);
+  });
+
+  it('turns a handler failure into a coded JSON error and reports it', async () => {
+    const boom = await fetch(`${base}/boom`);
+    expect(boom.status).toBe(500);
+    expect(await boom.json()).toEqual({ error: { code: 'internal', message: 'kaboom', details: {} } });
+    expect((await fetch(`${base}/missing`)).status).toBe(404);
+    expect(errors).toContain('internal');
+    expect(errors).toContain('http.not_found');
+  });
+});

@@ -1,0 +1,61 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAnthropic } from '../../../test/fakes/fake-anthropic.ts';
+import type { FakeAnthropic, FakeSseEvent } from '../../../test/fakes/fake-anthropic-types.ts';
+import { createAnthropicModelClient } from './anthropic-model-client.ts';
+import type { ModelOutputBlock, ModelRequest } from './model-types.ts';
+
+let fake: FakeAnthropic;
+beforeAll(async () => {
+  fake = await startFakeAnthropic();
+});
+afterAll(async () => {
+  await fake.close();
+});
+
+const request: ModelRequest = {
+  model: 'claude-sonnet-5-5',
+  maxTokens: 256,
+  system: [{ type: 'text', text: 'Be brief.' }],
+  tools: [{ name: 'respond', description: 'Answer.', input_schema: { type: 'object' } }],
+  toolChoice: 'any',
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+};
+
+/** A streamed answer that starts with a thinking block, which the runtime does not keep. */
+function thinkingThenRespond(): FakeSseEvent[] {
+  const usage = { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+  const input = JSON.stringify({ parts: [{ text: 'Hello.', metadata: { partType: 'response' } }], turnState: 'complete' });
+  return [
+    { event: 'message_start', data: { type: 'message_start', message: { id: 'msg_fake_thinking', type: 'message', role: 'assistant', model: 'claude-sonnet-5-5', content: [], stop_reason: null, stop_sequence: null, usage } } },
+    { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } } },
+    { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'The person greets me.' } } },
+    { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'c2lnbmF0dXJl' } } },
+    { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+    { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_fake_1', name: 'respond', input: {} } } },
+    { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: input } } },
+    { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
+    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 5 } } },
+    { event: 'message_stop', data: { type: 'message_stop' } },
+  ];
+}
+
+describe('the Anthropic model client', () => {
+  it('numbers streamed blocks as the kept content is numbered, so early deliveries and processing agree', async () => {
+    fake.enqueue({ recordedEvents: thinkingThenRespond() });
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }) });
+    const seen: [ModelOutputBlock, number][] = [];
+    const response = await client.create(request, { onBlock: (block, index) => seen.push([block, index]) });
+    expect(response.content).toHaveLength(1);
+    expect(response.content[0]).toMatchObject({ type: 'tool_use', name: 'respond' });
+    expect(seen.map(([block, index]) => [block.type, index])).toEqual([['tool_use', 0]]);
+  });
+
+  it('turns an API error into model.failed, retryable only for overload and server errors', async () => {
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }) });
+    fake.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'bad' } });
+    await expect(client.create(request)).rejects.toMatchObject({ code: 'model.failed', retryable: false });
+    fake.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'busy' } });
+    await expect(client.create(request)).rejects.toMatchObject({ code: 'model.failed', retryable: true });
+  });
+});
