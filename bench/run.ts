@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { createWebEventStore } from '../channels/web/web-event-store.ts';
+import { createWebEventStore } from '../channels/web/stream/event-store.ts';
 import { loadEnv } from '../src/config/env.ts';
 import { startEmbeddedRedis } from '../src/runtime/redis/embedded-redis.ts';
 import type { ModelClient } from '../src/runtime/model/model-types.ts';

@@ -38,6 +38,14 @@ export const ERROR_CODES = [
   'app.invalid',
   'http.bad_request',
   'http.not_found',
+  'http.unauthorized',
+  'http.forbidden',
+  'channel.invalid',
+  'channel.unavailable',
+  'lease.lost',
+  'lease.stale_fence',
+  'render.invalid',
+  'schedule.invalid',
   'internal',
 ] as const;
 

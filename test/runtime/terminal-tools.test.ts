@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { StoredWebChatEvent } from '../../channels/web/web-event-store.ts';
+import type { StoredWebChatEvent } from '../../channels/web/stream/event-store.ts';
 import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, toolCall, type ScenarioCall } from '../support/scenario-model.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
-import { createWebEventStore, type StoredWebChatEvent, type WebEventStore } from '../../channels/web/web-event-store.ts';
+import { createWebEventStore, type StoredWebChatEvent, type WebEventStore } from '../../channels/web/stream/event-store.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';

@@ -50,7 +50,8 @@ describe('turn delivery', () => {
     await output.settle(record, 'complete');
     expect(sent).toHaveLength(1);
     expect(sent[0]?.idempotencyKey).toBe('turn_1.envelope|email:a@example.com');
-    const parts = (sent[0]?.payload['parts'] as Part[]).map((part) => part.metadata.partType);
+    const payload = sent[0]?.payload;
+    const parts = (payload?.type === 'envelope' ? payload.parts : []).map((part) => part.metadata.partType);
     expect(parts).toEqual(['response', 'domain-data']);
   });
 
@@ -60,7 +61,7 @@ describe('turn delivery', () => {
     const record = turn('email', [question]);
     await output.part(record, question);
     await output.settle(record, 'clarifying');
-    expect(sent.map((delivery) => delivery.payload['type'])).toEqual(['part']);
+    expect(sent.map((delivery) => delivery.payload.type)).toEqual(['part']);
   });
 
   it('a streaming channel gets flushed parts at once, the rest of the envelope once at settlement, then the settled state', async () => {
@@ -69,7 +70,7 @@ describe('turn delivery', () => {
     for (const part of [ack, answer, slot]) await output.part(record, part);
     expect(sent.map((delivery) => delivery.idempotencyKey)).toEqual(['turn_1.0.0.0|web:a@example.com', 'turn_1.1.0.0|web:a@example.com']);
     await output.settle(record, 'complete');
-    const later = sent.slice(2).map((delivery) => [delivery.payload['type'], (delivery.payload['part'] as Part | undefined)?.metadata.partType ?? delivery.payload['turnState']]);
+    const later = sent.slice(2).map(({ payload }) => [payload.type, payload.type === 'part' ? payload.part.metadata.partType : payload.type === 'turn' ? payload.turnState : undefined]);
     // The response is not sent again, the consumer part allowed only on a2a never goes to web.
     expect(later).toEqual([['part', 'domain-data'], ['turn', 'complete']]);
   });

@@ -2,6 +2,7 @@ import type { Part, DeliveryClass } from '../../protocol/parts/part.ts';
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
 import type { TurnOutput } from '../actor/turn-output.ts';
 import type { Destination } from '../injection.ts';
+import type { RenderInput } from './render-input.ts';
 import type { EventLog } from '../session/event-log.ts';
 import type { EmittedPart, TurnRecord } from '../session/turn-record.ts';
 
@@ -11,7 +12,10 @@ export interface Delivery {
   readonly destination: Destination;
   /** Unique per (turn, part, destination): a retry with the same key never sends twice. */
   readonly idempotencyKey: string;
-  readonly payload: Readonly<Record<string, unknown>>;
+  /** What to render for the destination. */
+  readonly payload: RenderInput;
+  /** The session and turn it belongs to, for the session's event log. */
+  readonly trace?: { readonly sessionId: string; readonly turnId?: string };
 }
 
 /** How a channel takes deliveries. */
@@ -69,7 +73,7 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
       await log.append(turn.sessionId, { type: 'delivery', turnId: turn.turnId, data: { skipped: 'no such channel', channel: turn.replyTo.channel } });
       return;
     }
-    await channel.deliver({ channel: turn.replyTo.channel, destination: turn.replyTo, ...delivery });
+    await channel.deliver({ channel: turn.replyTo.channel, destination: turn.replyTo, trace: { sessionId: turn.sessionId, turnId: turn.turnId }, ...delivery });
     await log.append(turn.sessionId, { type: 'delivery', turnId: turn.turnId, data: { channel: turn.replyTo.channel, key: delivery.idempotencyKey } });
   };
 

@@ -3,16 +3,14 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createWebRoutes } from '../../../channels/web/web-routes.ts';
-import { createWebEventStore } from '../../../channels/web/web-event-store.ts';
-import { createWebSender } from '../../../channels/web/web-sender.ts';
+import { CHANNEL_MODULES } from '../../../channels/registry.ts';
+import { createOutbound } from '../../../queues/outbound-queue.ts';
 import { createInboundQueue, createInboundWorker } from '../../../queues/inbound-queue.ts';
 import { createTurnQueue, createTurnWorker } from '../../../queues/turn-queue.ts';
 import { createApprovalExpiry } from '../../../queues/approval-expiry-queue.ts';
 import { createQueueStats } from '../../../queues/queue-stats.ts';
 import { approvalsReady } from '../actor/approval-gate.ts';
 import { approverPlan } from '../actor/approval-policy-config.ts';
-import { decidedByLabel } from '../approvals/approval-authority.ts';
 import { createApprovalStore } from '../approvals/redis-approval-store.ts';
 import type { ApprovalRecord, DecisionAttempt, DecisionOutcome } from '../approvals/approval-types.ts';
 import type { EmittedPart } from '../session/turn-record.ts';
@@ -29,7 +27,7 @@ import { runSessionTurns } from '../actor/turn-runner.ts';
 import { loadApp } from '../app/load-app.ts';
 import { CHANNEL_NAMES, type ChannelName } from '../app/app-types.ts';
 import { createSettlement } from '../delivery/settle-turn.ts';
-import { createTurnDelivery, type ChannelDelivery } from '../delivery/turn-delivery.ts';
+import { createTurnDelivery } from '../delivery/turn-delivery.ts';
 import { createRouter, type Route } from '../http/router.ts';
 import { createAnthropicModelClient } from '../model/anthropic-model-client.ts';
 import type { ModelClient } from '../model/model-types.ts';
@@ -40,6 +38,8 @@ import { sessionIdOf } from '../session/session-id.ts';
 import { createSessionStore } from '../session/session-store.ts';
 import { createMetrics } from './metrics.ts';
 import { createOpsRoutes } from './ops-routes.ts';
+import { wireChannels, type WiredChannels } from './channel-wiring.ts';
+import { announceApproval, approvalDestinations } from './approval-announcements.ts';
 
 /** Which parts of switchboard a process runs. */
 export type ServiceRole = 'all' | 'web' | 'worker';
@@ -111,8 +111,6 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
   const metrics = createMetrics();
-  const webStore = createWebEventStore({ redis, keyPrefix: prefix, onError: (error) => { logger.error({ err: error }, 'web event store'); } });
-  const webSender = createWebSender(webStore);
   const inboundQueue = createInboundQueue({ connection: { ...redisOptions(options.redisUrl) }, prefix });
   const turnQueue = createTurnQueue({ connection: redisOptions(options.redisUrl), prefix });
   const approvals = createApprovalStore({ redis, prefix });
@@ -120,33 +118,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const queueStats = createQueueStats({ connection: redisOptions(options.redisUrl), prefix, queues: ['inbound', 'turns', 'approval-expiry'] });
   const closers: (() => Promise<unknown>)[] = [];
 
-  /** After a decision or an expiry: stop the expiry job, update every open card, resume the turn. */
+  let channels: WiredChannels | undefined;
+  /** After a decision or an expiry: stop the expiry job, update every card that shows it, resume the turn. */
   const afterDecision = async (record: ApprovalRecord): Promise<void> => {
     await expiry.cancel(record.approvalId);
-    const conversations = [...(record.replyTo.channel === 'web' ? [record.replyTo.address] : []), ...otherWebConversations(record)];
-    const decider = decidedByLabel(record);
-    for (const conversation of record.status === 'pending' ? [] : conversations) {
-      await webSender.send({
-        channel: 'web',
-        destination: { channel: 'web', address: conversation },
-        idempotencyKey: `approval:${record.approvalId}|web:${conversation}`,
-        payload: {
-          type: 'approval',
-          approvalId: record.approvalId,
-          status: record.status,
-          ...(decider === undefined ? {} : { decidedBy: decider }),
-          ...(record.decidedAt === undefined ? {} : { decidedAt: record.decidedAt }),
-        },
-      });
+    if (record.status !== 'pending' && channels !== undefined) {
+      for (const destination of approvalDestinations(record, channels.adaptors)) {
+        await channels.send(destination, { type: 'approval-update', record }, `approval:${record.approvalId}|${destination.channel}:${destination.address}`, { sessionId: record.sessionId, turnId: record.turnId });
+      }
     }
     await turnQueue.schedule(record.sessionId, `resume-${record.approvalId}`);
-  };
-  /** Web conversations of an approval's approvers, other than the one it was asked in. */
-  const otherWebConversations = (record: ApprovalRecord | undefined): string[] => {
-    if (record === undefined) return [];
-    const asked = record.replyTo.channel === 'web' ? record.replyTo.address : undefined;
-    const conversations = record.approvers.filter((approver) => approver.channel === 'web' && approver.address.startsWith('web:')).map((approver) => approver.address.slice('web:'.length));
-    return [...new Set(conversations)].filter((conversation) => conversation !== asked);
   };
   const decide = async (attempt: DecisionAttempt): Promise<DecisionOutcome> => {
     const outcome = await approvals.decide(attempt);
@@ -164,30 +145,35 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     onError: (error) => { logger.error({ err: error }, 'approval expiry'); },
   });
 
+  const wired = await wireChannels({
+    modules: CHANNEL_MODULES,
+    context: {
+      env,
+      redis,
+      prefix,
+      tenantId,
+      logger,
+      app,
+      clock: () => new Date(),
+      modelStatus: () => ({ configured: modelStatus.configured, missing: modelStatus.missing }),
+      enqueue: async (injection) => {
+        const result = await inboundQueue.enqueue(injection);
+        metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
+        return result;
+      },
+      decide,
+      approvals,
+    },
+    createOutbound: (senders) => createOutbound({ connection: redisOptions(options.redisUrl), prefix, senders, onError: (error) => { logger.error({ err: error }, 'outbound'); } }),
+    runSingleton: () => { throw new Error('singleton listeners are not available yet'); },
+  });
+  channels = wired;
+
   let server: Server | undefined;
   let url: string | undefined;
   if (runsWeb) {
     const routes: Route[] = [
-      ...createWebRoutes({
-        store: webStore,
-        tenantId,
-        status: () => ({ modelConfigured: modelStatus.configured, missing: modelStatus.missing }),
-        enqueue: async (injection) => {
-          const result = await inboundQueue.enqueue(injection);
-          metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
-          return result;
-        },
-        decideApproval: ({ approvalId, decision, conversationId, argsHash }) => {
-          const address = `web:${conversationId}`;
-          const person = app.people.find((candidate) => candidate.addresses.web.includes(address));
-          return decide({
-            approvalId,
-            decision,
-            by: { channel: 'web', address, ...(person === undefined ? {} : { personId: person.id }) },
-            ...(argsHash === undefined ? {} : { argsHash }),
-          });
-        },
-      }),
+      ...wired.routes,
       ...createAdminRoutes({
         approvals,
         adminToken: env.adminToken,
@@ -222,12 +208,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   if (runsWorker) {
     const store = sessions;
     const log = createEventLog({ redis, prefix });
-    const channels = new Map<string, ChannelDelivery>([
-      ['web', { deliveryClass: 'streaming', deliver: async (delivery) => { await webSender.send({ ...delivery, channel: 'web' }); } }],
-    ]);
+    wired.start();
     const output = createTurnDelivery({
       partTypes,
-      channels,
+      channels: wired.deliveries,
       log,
       settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry() }),
     });
@@ -256,14 +240,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         scheduleExpiry: (approvalId: string, at: Date) => expiry.schedule(approvalId, at),
         announce: async (approvalId: string, emitted: EmittedPart) => {
           const record = await approvals.get(approvalId);
-          for (const conversation of otherWebConversations(record)) {
-            await webSender.send({
-              channel: 'web',
-              destination: { channel: 'web', address: conversation },
-              idempotencyKey: `${emitted.partId}|web:${conversation}`,
-              payload: { type: 'part', turnId: record?.turnId ?? '', partId: emitted.partId, turnState: 'suspended', actor: emitted.actor, part: emitted.part },
-            });
-          }
+          if (record !== undefined) await announceApproval(wired, record, emitted);
         },
       },
     };
@@ -311,7 +288,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         await turnQueue.close();
         await expiry.close();
         await queueStats.close();
-        await webStore.close();
+        await wired.close();
         await redis.quit();
       })();
       return closing;

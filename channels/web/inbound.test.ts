@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
-import type { WebEventStore } from './web-event-store.ts';
-import { createWebRoutes, type WebChatStatus } from './web-routes.ts';
+import type { WebEventStore } from './stream/event-store.ts';
+import { createWebRoutes, type WebChatStatus } from './inbound.ts';
 
 /** The page and config routes never touch the store. */
 const unusedStore: WebEventStore = {

@@ -4,7 +4,7 @@
  * stores a second copy.
  */
 
-import { defineScript, runScript } from '../../src/runtime/redis/redis-script.ts';
+import { defineScript, runScript } from '../../../src/runtime/redis/redis-script.ts';
 import type { Redis } from 'ioredis';
 
 /*

@@ -3,7 +3,7 @@
  * Server-Sent Events.
  */
 
-import type { Part } from '../../src/protocol/parts/part.ts';
+import type { Part } from '../../../src/protocol/parts/part.ts';
 
 /** One part of an actor's output, carrying the turn state it was emitted with. */
 interface WebChatPartEvent {

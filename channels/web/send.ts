@@ -6,8 +6,8 @@
 import type { Destination } from '../../src/runtime/injection.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { isConversationId } from './conversation-id.ts';
-import { checkWebChatEvent } from './web-chat-event.ts';
-import type { WebEventStore } from './web-event-store.ts';
+import { checkWebChatEvent } from './stream/chat-event.ts';
+import type { WebEventStore } from './stream/event-store.ts';
 
 /** One delivery to the web channel. */
 export interface WebDelivery {

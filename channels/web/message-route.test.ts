@@ -4,8 +4,8 @@ import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
 import { useRedisClients } from '../../test/web/redis-client.ts';
-import { createWebEventStore, type WebEventStore } from './web-event-store.ts';
-import { createWebRoutes } from './web-routes.ts';
+import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';
+import { createWebRoutes } from './inbound.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
-import { useRedisClients } from '../../test/web/redis-client.ts';
-import type { WebChatEvent } from './web-chat-event.ts';
-import { createWebEventStore, type StoredWebChatEvent, type WebEventStore, type WebEventStoreOptions } from './web-event-store.ts';
+import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
+import { useRedisClients } from '../../../test/web/redis-client.ts';
+import type { WebChatEvent } from './chat-event.ts';
+import { createWebEventStore, type StoredWebChatEvent, type WebEventStore, type WebEventStoreOptions } from './event-store.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRecord, DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
-import { checkWebChatEvent } from './web-chat-event.ts';
-import type { WebApprovalDecision } from './web-approval-route.ts';
-import { createWebRoutes } from './web-routes.ts';
-import type { WebEventStore } from './web-event-store.ts';
+import { checkWebChatEvent } from './stream/chat-event.ts';
+import type { WebApprovalDecision } from './approvals.ts';
+import { createWebRoutes } from './inbound.ts';
+import type { WebEventStore } from './stream/event-store.ts';
 import { sampleApproval } from '../../test/support/approval-fixtures.ts';
 
 const unusedStore: WebEventStore = {

@@ -12,8 +12,8 @@ import type { IncomingMessage } from 'node:http';
 import { sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { SwitchboardError, toSwitchboardError } from '../../src/protocol/errors.ts';
 import { isConversationId } from './conversation-id.ts';
-import { compareStreamIds, isStreamId } from './stream-id.ts';
-import type { LiveWebChatEvent, StoredWebChatEvent, Unsubscribe, WebEventStore } from './web-event-store.ts';
+import { compareStreamIds, isStreamId } from './stream/stream-id.ts';
+import type { LiveWebChatEvent, StoredWebChatEvent, Unsubscribe, WebEventStore } from './stream/event-store.ts';
 
 /** Options of {@link createWebEventsRoute}. */
 export interface WebEventsRouteOptions {

@@ -4,12 +4,12 @@
 
 import type { Injection } from '../../src/runtime/injection.ts';
 import { sendJson, type Route } from '../../src/runtime/http/router.ts';
-import { createWebApprovalRoute, type WebApprovalDecision } from './web-approval-route.ts';
+import { createWebApprovalRoute, type WebApprovalDecision } from './approvals.ts';
 import type { DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
-import { createWebEventsRoute } from './web-events-route.ts';
-import type { WebEventStore } from './web-event-store.ts';
-import { createWebMessageRoute } from './web-message-route.ts';
-import { createWebPageRoutes } from './web-page-routes.ts';
+import { createWebEventsRoute } from './events-route.ts';
+import type { WebEventStore } from './stream/event-store.ts';
+import { createWebMessageRoute } from './message-route.ts';
+import { createWebPageRoutes } from './page-routes.ts';
 
 /** What the page is told about the service's configuration. */
 export interface WebChatStatus {

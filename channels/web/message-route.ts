@@ -6,12 +6,12 @@
  * nothing accepted.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { SwitchboardError, toSwitchboardError } from '../../src/protocol/errors.ts';
 import { isConversationId } from './conversation-id.ts';
-import type { WebEventStore } from './web-event-store.ts';
+import { normaliseWebMessage } from './normalise.ts';
+import type { WebEventStore } from './stream/event-store.ts';
 
 /** Longest message accepted after trimming, in UTF-16 code units (as the browser's `maxlength` counts). */
 const MAX_MESSAGE_CHARS = 8000;
@@ -59,17 +59,14 @@ export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
       }
       const { text, clientId } = readMessage(await readJsonObject(req, MAX_BODY_BYTES));
       const senderId = `web:${conversationId}`;
-      const injection: Injection = {
-        id: `web:${conversationId}:${clientId ?? randomUUID()}`,
-        kind: 'message',
-        channel: 'web',
-        tenantId: options.tenantId,
-        conversationKey: conversationId,
-        sender: { id: senderId, verified: false },
+      const injection = normaliseWebMessage({
+        conversationId,
         text,
-        replyTo: { channel: 'web', address: conversationId },
+        ...(clientId === undefined ? {} : { clientMessageId: clientId }),
+        sender: { id: senderId, verified: false },
+        tenantId: options.tenantId,
         receivedAt: options.clock().toISOString(),
-      };
+      });
       let duplicate: boolean;
       try {
         ({ duplicate } = await options.enqueue(injection));

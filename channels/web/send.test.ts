@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { useRedisClients } from '../../test/web/redis-client.ts';
-import { createWebEventStore, type WebEventStore } from './web-event-store.ts';
-import { createWebSender, type WebDelivery } from './web-sender.ts';
+import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';
+import { createWebSender, type WebDelivery } from './send.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);

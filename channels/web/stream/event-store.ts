@@ -5,11 +5,11 @@
  */
 
 import type { Redis } from 'ioredis';
-import { SwitchboardError } from '../../src/protocol/errors.ts';
-import { isConversationId } from './conversation-id.ts';
-import { runAppendScript } from './web-append-script.ts';
-import { checkWebChatEvent, type WebChatEvent } from './web-chat-event.ts';
-import { createWebSubscriptions } from './web-subscriptions.ts';
+import { SwitchboardError } from '../../../src/protocol/errors.ts';
+import { isConversationId } from '../conversation-id.ts';
+import { runAppendScript } from './append-script.ts';
+import { checkWebChatEvent, type WebChatEvent } from './chat-event.ts';
+import { createWebSubscriptions } from './subscriptions.ts';
 
 /** One stored event with its stream entry id. */
 export interface StoredWebChatEvent {

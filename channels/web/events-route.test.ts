@@ -3,9 +3,9 @@ import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
 import { useRedisClients } from '../../test/web/redis-client.ts';
 import { openSse, type SseClient } from '../../test/web/sse-client.ts';
-import type { WebChatEvent } from './web-chat-event.ts';
-import { createWebEventStore, type WebEventStore } from './web-event-store.ts';
-import { createWebRoutes } from './web-routes.ts';
+import type { WebChatEvent } from './stream/chat-event.ts';
+import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';
+import { createWebRoutes } from './inbound.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);

@@ -1,0 +1,141 @@
+/**
+ * The channel adaptor contract: what every channel (web chat, email, SMS, Slack, WhatsApp) gives
+ * the service, and what the service gives every channel. A channel is one folder under
+ * `channels/` with the same inner shape (`index.ts`, `inbound`, `normalise`, `render`, `send`,
+ * `approvals`, `doctor`, tests) and one line in `channels/registry.ts`. See `channels/README.md`.
+ *
+ * Types only: the service wires every channel the same way (`src/runtime/service/channel-wiring.ts`).
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ChannelSender } from '../queues/outbound-types.ts';
+import type { SwitchboardEnv } from '../src/config/env-types.ts';
+import type { DeliveryClass } from '../src/protocol/parts/part.ts';
+import type { LoadedApp } from '../src/runtime/app/app-types.ts';
+import type { ApprovalStore, DecisionAttempt, DecisionOutcome } from '../src/runtime/approvals/approval-types.ts';
+import type { Route } from '../src/runtime/http/router.ts';
+import type { RenderInput } from '../src/runtime/delivery/render-input.ts';
+import type { Destination, Injection } from '../src/runtime/injection.ts';
+
+export type { RenderInput };
+
+/** How a channel takes an actor's output: parts as they arrive, or one envelope at settlement. */
+export type TransportClass = DeliveryClass;
+
+/** One message in the channel's own shape (JSON-serialisable), as the channel's sender takes it. */
+export type ChannelMessage = Readonly<Record<string, unknown>>;
+
+/** One line of `switchboard doctor`. */
+export interface DoctorCheck {
+  readonly name: string;
+  readonly status: 'ok' | 'fail' | 'off';
+  readonly detail: string;
+}
+
+/** A running long-lived listener (IMAP IDLE, a WhatsApp Web session, Slack Socket Mode). */
+export interface RunningListener {
+  /** Stops listening and closes every connection the listener opened. */
+  stop(): Promise<void>;
+}
+
+/** The fence of a held singleton lease, handed to a listener that must run once per account. */
+export interface ListenerFence {
+  /** Monotonic per lease key: a write carrying a lower token than the latest is refused. */
+  readonly token: number;
+  /** Aborted when the lease is lost; the listener must then stop at once. */
+  readonly signal: AbortSignal;
+}
+
+/** A channel's long-lived listener, started by worker processes. */
+export interface ChannelListener {
+  /**
+   * Present for listeners that must run once per account across every process: the lease key
+   * (e.g. `email:bot@example.com`). The service holds a Redis lease with a fencing token for it
+   * and starts the listener only while it holds the lease; another process takes over when the
+   * holder dies. Absent: every worker process runs its own listener.
+   */
+  readonly singletonKey?: string;
+  /** Starts listening; `fence` is given for singleton listeners. */
+  start(fence: ListenerFence | undefined): Promise<RunningListener>;
+}
+
+/** How approvals reach people on this channel and come back. */
+export interface ChannelApprovals {
+  /**
+   * Whether reply text on this channel can decide (`APPROVE ABC123`, parsed by the kit's shared
+   * parser before the message reaches an actor). Button channels decide in their own inbound
+   * route or send `approval-response` injections.
+   */
+  readonly textReplies: boolean;
+  /**
+   * The address approval requests go to for an approver identity of this channel, or `undefined`
+   * when the channel cannot reach it (e.g. a web browser with no conversation of its own).
+   */
+  destinationFor(approver: { readonly address: string; readonly personId?: string }): Destination | undefined;
+}
+
+/** A created channel: what the service wires. */
+export interface ChannelAdaptor {
+  /** Channel id, as in `Destination.channel` and `switchboard.yaml` (`web`, `email`, ...). */
+  readonly id: string;
+  readonly transport: TransportClass;
+  /**
+   * `direct`: the sender is called from the turn worker, in order (the web chat's own Redis
+   * stream). `queue`: every message goes through the outbound queue `outbound-<id>` with its
+   * retries, rate limits and idempotency ledger (every external provider).
+   */
+  readonly outbound: 'direct' | 'queue';
+  /** HTTP routes (webhooks, pages), mounted by processes of role `web` or `all`. */
+  readonly routes: readonly Route[];
+  /** A long-lived listener, run by processes of role `worker` or `all`. */
+  readonly listener?: ChannelListener;
+  /**
+   * From the provider's event (already verified by the inbound route or listener) to an
+   * injection; `undefined` for an event that starts no turn (the bot's own message, an edit).
+   * Throws `SwitchboardError('channel.invalid')` for an event it cannot read.
+   */
+  normalise(event: unknown): Injection | undefined;
+  /** Renders one output for one destination into the channel's messages (none to skip it). */
+  render(input: RenderInput, destination: Destination): readonly ChannelMessage[];
+  /** Sends one rendered message; see {@link ChannelSender} for the error contract. */
+  readonly sender: ChannelSender;
+  readonly approvals: ChannelApprovals;
+  /** Closes what {@link ChannelModule.create} opened. */
+  close(): Promise<void>;
+}
+
+/** What the service gives every channel it creates. */
+export interface ChannelContext {
+  readonly env: SwitchboardEnv;
+  /** The service's shared command connection; do not close it. */
+  readonly redis: Redis;
+  /** Key prefix of everything the service keeps in Redis. */
+  readonly prefix: string;
+  readonly tenantId: string;
+  readonly logger: Logger;
+  readonly app: LoadedApp;
+  readonly clock: () => Date;
+  /** Whether the model endpoint is configured, and which variables are missing. */
+  readonly modelStatus: () => { readonly configured: boolean; readonly missing: readonly string[] };
+  /**
+   * Durably enqueues an inbound injection; `duplicate: true` when its id was enqueued before
+   * (dedupe happens here, at enqueue). Rejects when Redis cannot take it: answer the provider
+   * with an error so it retries.
+   */
+  enqueue(injection: Injection): Promise<{ readonly duplicate: boolean }>;
+  /** The one atomic decision of an approval, the same for every channel and the web card. */
+  decide(attempt: DecisionAttempt): Promise<DecisionOutcome>;
+  readonly approvals: Pick<ApprovalStore, 'get' | 'findByShortCode' | 'pendingFor'>;
+}
+
+/** A registered channel: `channels/registry.ts` lists one per folder. */
+export interface ChannelModule {
+  readonly id: string;
+  /** The environment variables the channel reads (validated once in `src/config`). */
+  readonly envVariables: readonly string[];
+  /** Whether the environment turns the channel on. */
+  enabled(env: SwitchboardEnv): boolean;
+  create(context: ChannelContext): Promise<ChannelAdaptor>;
+  /** Checks for `switchboard doctor`: configuration and reachability, without the service running. */
+  doctor(env: SwitchboardEnv): Promise<readonly DoctorCheck[]>;
+}

@@ -1,0 +1,9 @@
+/**
+ * Every channel switchboard knows, one line each. The service creates those whose
+ * {@link ChannelModule.enabled} says the environment turns them on, and wires each the same way.
+ */
+import type { ChannelModule } from './channel.ts';
+import { webChannel } from './web/index.ts';
+
+/** The registered channels, in the order their routes are mounted and their checks printed. */
+export const CHANNEL_MODULES: readonly ChannelModule[] = [webChannel];

@@ -1,0 +1,39 @@
+/**
+ * The web chat's renderer: each output becomes one event of the conversation's stream, in the
+ * shape the page reads (`stream/chat-event.ts`). The web chat is a streaming channel, so it never
+ * receives a buffered envelope.
+ */
+import type { RenderInput } from '../../src/runtime/delivery/render-input.ts';
+import type { WebChatEvent } from './stream/chat-event.ts';
+import { decidedByLabel } from '../../src/runtime/approvals/approval-authority.ts';
+
+/** Renders one output as web chat events (none for what the page does not show). */
+export function renderWebEvents(input: RenderInput): readonly WebChatEvent[] {
+  switch (input.type) {
+    case 'part':
+      return [{ type: 'part', turnId: input.turnId, partId: input.partId, turnState: input.turnState, ...(input.actor === undefined ? {} : { actor: input.actor }), part: input.part }];
+    case 'turn':
+      return [{ type: 'turn', turnId: input.turnId, turnState: input.turnState, ...(input.actor === undefined ? {} : { actor: input.actor }) }];
+    case 'approval-request':
+      return [{ type: 'part', turnId: input.record.turnId, partId: input.partId, turnState: 'suspended', actor: input.record.actor, part: input.part }];
+    case 'approval-update': {
+      const { record } = input;
+      if (record.status === 'pending') return [];
+      const decider = decidedByLabel(record);
+      return [{
+        type: 'approval',
+        approvalId: record.approvalId,
+        status: record.status,
+        ...(decider === undefined ? {} : { decidedBy: decider }),
+        ...(record.decidedAt === undefined ? {} : { decidedAt: record.decidedAt }),
+      }];
+    }
+    case 'notice':
+      return [
+        { type: 'part', turnId: input.id, partId: `${input.id}.0`, turnState: 'complete', part: { text: input.text, metadata: { partType: 'response' } } },
+        { type: 'turn', turnId: input.id, turnState: 'complete' },
+      ];
+    case 'envelope':
+      return [];
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Wires every enabled channel the same way: creates its adaptor, mounts its routes, renders and
+ * sends what the runtime gives it (directly, or through its outbound queue), and runs its listener
+ * (under a singleton lease when it has one). `create-service.ts` calls this once; it does not
+ * change when a channel is added.
+ */
+import type { ChannelAdaptor, ChannelContext, ChannelListener, ChannelModule, RunningListener } from '../../../channels/channel.ts';
+import type { ChannelSender, OutboundDelivery } from '../../../queues/outbound-types.ts';
+import type { ChannelDelivery, Delivery } from '../delivery/turn-delivery.ts';
+import type { RenderInput } from '../delivery/render-input.ts';
+import type { Route } from '../http/router.ts';
+import type { Destination } from '../injection.ts';
+
+/** The outbound queues as the wiring needs them (see `queues/outbound-queue.ts`). */
+export interface OutboundPort {
+  enqueue(delivery: OutboundDelivery): Promise<unknown>;
+  startWorkers(): void;
+  close(): Promise<void>;
+}
+
+/** Runs a singleton listener under a lease (see `channels/kit/lease`). */
+export type SingletonRunner = (key: string, listener: ChannelListener) => RunningListener;
+
+/** Options of {@link wireChannels}. */
+export interface ChannelWiringOptions {
+  readonly modules: readonly ChannelModule[];
+  readonly context: ChannelContext;
+  /** Creates the outbound queues for the channels that send through one. */
+  readonly createOutbound: (senders: Readonly<Record<string, ChannelSender>>) => OutboundPort;
+  readonly runSingleton: SingletonRunner;
+}
+
+/** The wired channels of one process. */
+export interface WiredChannels {
+  readonly adaptors: ReadonlyMap<string, ChannelAdaptor>;
+  /** Every channel's HTTP routes. */
+  readonly routes: readonly Route[];
+  /** Turn output per channel id, for the turn delivery. */
+  readonly deliveries: ReadonlyMap<string, ChannelDelivery>;
+  /**
+   * Renders `input` for `destination` and sends it on the destination's channel; each message's
+   * key is `idempotencyKey` (`#n` appended when the render gives several). Resolves `false` when
+   * no enabled channel serves the destination.
+   */
+  send(destination: Destination, input: RenderInput, idempotencyKey: string, trace?: Delivery['trace']): Promise<boolean>;
+  /** Starts the outbound workers and the listeners (worker roles). */
+  start(): void;
+  /** Stops listeners and workers and closes every adaptor. */
+  close(): Promise<void>;
+}
+
+/** Creates the enabled channels and wires them. */
+export async function wireChannels(options: ChannelWiringOptions): Promise<WiredChannels> {
+  const { context } = options;
+  const adaptors = new Map<string, ChannelAdaptor>();
+  for (const module of options.modules) {
+    if (module.enabled(context.env)) adaptors.set(module.id, await module.create(context));
+  }
+  const queued = Object.fromEntries([...adaptors.values()].filter((adaptor) => adaptor.outbound === 'queue').map((adaptor) => [adaptor.id, adaptor.sender]));
+  const outbound = Object.keys(queued).length === 0 ? undefined : options.createOutbound(queued);
+  const running: RunningListener[] = [];
+
+  const send = async (destination: Destination, input: RenderInput, idempotencyKey: string, trace?: Delivery['trace']): Promise<boolean> => {
+    const adaptor = adaptors.get(destination.channel);
+    if (adaptor === undefined) return false;
+    const messages = adaptor.render(input, destination);
+    for (const [index, payload] of messages.entries()) {
+      const delivery: OutboundDelivery = {
+        channel: adaptor.id,
+        destination,
+        idempotencyKey: messages.length === 1 ? idempotencyKey : `${idempotencyKey}#${index + 1}`,
+        payload,
+        ...(trace === undefined ? {} : { trace }),
+      };
+      if (adaptor.outbound === 'direct' || outbound === undefined) await adaptor.sender.send(delivery);
+      else await outbound.enqueue(delivery);
+    }
+    return true;
+  };
+
+  const deliveries = new Map<string, ChannelDelivery>(
+    [...adaptors.values()].map((adaptor) => [
+      adaptor.id,
+      {
+        deliveryClass: adaptor.transport,
+        deliver: async (delivery) => {
+          await send(delivery.destination, delivery.payload, delivery.idempotencyKey, delivery.trace);
+        },
+      },
+    ]),
+  );
+
+  return {
+    adaptors,
+    routes: [...adaptors.values()].flatMap((adaptor) => adaptor.routes),
+    deliveries,
+    send,
+    start() {
+      outbound?.startWorkers();
+      for (const adaptor of adaptors.values()) {
+        const { listener } = adaptor;
+        if (listener === undefined) continue;
+        if (listener.singletonKey === undefined) {
+          const started = listener.start(undefined).catch((error: unknown) => {
+            context.logger.error({ err: error, channel: adaptor.id }, 'channel listener failed to start');
+            return undefined;
+          });
+          running.push({ stop: async () => { await (await started)?.stop(); } });
+        } else {
+          running.push(options.runSingleton(`${adaptor.id}:${listener.singletonKey}`, listener));
+        }
+      }
+    },
+    async close() {
+      for (const listener of running) await listener.stop();
+      await outbound?.close();
+      for (const adaptor of adaptors.values()) await adaptor.close();
+    },
+  };
+}
