@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ChannelModule } from '../../../channels/channel.ts';
 import { CHANNEL_MODULES } from '../../../channels/registry.ts';
 import { createOutbound } from '../../../queues/outbound-queue.ts';
 import { createInboundQueue, createInboundWorker } from '../../../queues/inbound-queue.ts';
@@ -39,6 +40,7 @@ import { createSessionStore } from '../session/session-store.ts';
 import { createMetrics } from './metrics.ts';
 import { createOpsRoutes } from './ops-routes.ts';
 import { wireChannels, type WiredChannels } from './channel-wiring.ts';
+import { createInboundApprovals } from './inbound-approvals.ts';
 import { announceApproval, approvalDestinations } from './approval-announcements.ts';
 
 /** Which parts of switchboard a process runs. */
@@ -69,6 +71,8 @@ export interface ServiceOptions {
   readonly delegationTimeoutMs?: number;
   /** The tenant of every conversation. Default `default`. */
   readonly tenantId?: string;
+  /** The channels this process knows. Default every channel in `channels/registry.ts`. */
+  readonly channels?: readonly ChannelModule[];
 }
 
 /** A running switchboard process. */
@@ -146,7 +150,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   });
 
   const wired = await wireChannels({
-    modules: CHANNEL_MODULES,
+    modules: options.channels ?? CHANNEL_MODULES,
     context: {
       env,
       redis,
@@ -263,10 +267,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       },
       onError: (error) => { logger.error({ err: error }, 'turn worker'); },
     });
+    const inboundApprovals = createInboundApprovals({ channels: wired, store: approvals, decide });
     const inboundWorker = createInboundWorker({
       connection: redisOptions(options.redisUrl),
       prefix,
       process: async (injection) => {
+        if (await inboundApprovals.handle(injection)) return;
         const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
         const fresh = await store.accept(sessionId, injection);
         if (fresh) await log.append(sessionId, { type: 'injection', data: { id: injection.id, kind: injection.kind, channel: injection.channel } });

@@ -1,0 +1,64 @@
+/**
+ * A real {@link ChannelContext} for contract and channel tests: a Redis connection to the test
+ * server, the real inbound queue (so dedupe is checked at enqueue), the real approval store, the
+ * example app, and a silent logger. Everything it opens is closed by `close()`.
+ */
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import type { ChannelContext } from '../../channel.ts';
+import { createInboundQueue } from '../../../queues/inbound-queue.ts';
+import { loadEnv } from '../../../src/config/env.ts';
+import type { RawEnv } from '../../../src/config/env-variables.ts';
+import { CHANNEL_NAMES, type LoadedApp, type Person } from '../../../src/runtime/app/app-types.ts';
+import { createApprovalStore } from '../../../src/runtime/approvals/redis-approval-store.ts';
+
+/** A context and what closes it. */
+export interface ContractContext {
+  readonly context: ChannelContext;
+  close(): Promise<void>;
+}
+
+/** Options of {@link createContractContext}. */
+export interface ContractContextOptions {
+  readonly redisUrl: string;
+  readonly prefix: string;
+  /** The app the channel sees (people, approvals). */
+  readonly app: LoadedApp;
+  /** Extra environment variables (a channel's credentials and fake provider URLs). */
+  readonly env?: RawEnv;
+}
+
+/** An app with no actors or tools, and the given people: enough for a channel to match senders. */
+export function peopleOnlyApp(people: readonly Person[]): LoadedApp {
+  const channels = Object.fromEntries(CHANNEL_NAMES.map((name) => [name, { actor: 'main' }])) as LoadedApp['channels'];
+  return { name: 'contract', entryActor: 'main', actors: [], channels, people, approvals: [], schedules: [], tools: [], config: { app: 'contract', entryActor: 'main' } };
+}
+
+/** Creates the context; call `close()` after the test. */
+export function createContractContext(options: ContractContextOptions): ContractContext {
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  const { hostname, port } = new URL(options.redisUrl);
+  const inbound = createInboundQueue({ connection: { host: hostname, port: Number(port) }, prefix: options.prefix });
+  const approvals = createApprovalStore({ redis, prefix: options.prefix });
+  const env = loadEnv({ REDIS_URL: options.redisUrl, LOG_LEVEL: 'silent', ...options.env }, { appDir: process.cwd() });
+  const context: ChannelContext = {
+    env,
+    redis,
+    prefix: options.prefix,
+    tenantId: 'default',
+    logger: pino({ level: 'silent' }),
+    app: options.app,
+    clock: () => new Date(),
+    modelStatus: () => ({ configured: true, missing: [] }),
+    enqueue: (injection) => inbound.enqueue(injection),
+    decide: (attempt) => approvals.decide(attempt),
+    approvals,
+  };
+  return {
+    context,
+    async close() {
+      await inbound.close();
+      await redis.quit();
+    },
+  };
+}
