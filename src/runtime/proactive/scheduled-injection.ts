@@ -1,0 +1,60 @@
+/**
+ * The injection a schedule's tick becomes: a message to the schedule's actor, as if the
+ * recipient's conversation had received the schedule's prompt, whose answer goes to the recipient.
+ */
+import type { ScheduleConfig } from '../app/app-types.ts';
+import type { Destination, Injection } from '../injection.ts';
+
+/** `data.origin` of an injection made by {@link scheduledInjection}. */
+export const SCHEDULE_ORIGIN = 'schedule';
+
+/** What a scheduled injection carries in `data`. */
+export type ScheduledInjectionData = {
+  readonly origin: typeof SCHEDULE_ORIGIN;
+  readonly scheduleId: string;
+  /** The actor that must run the turn, whatever the channel's route says. */
+  readonly actor: string;
+};
+
+/**
+ * The injection of the tick of `schedule` due at `firedAt`, answered at `destination`:
+ * id `schedule:<id>:<firedAt ms>` (the same for every run of one tick, so the inbound queue keeps
+ * one), kind `message`, the destination's channel and address as conversation key (for web, the
+ * conversation id), sender `schedule:<id>` (verified, not a person), the prompt as text,
+ * `data` {@link ScheduledInjectionData}, and `receivedAt` the tick's time.
+ *
+ * @example
+ * const injection = scheduledInjection(schedule, firedAt, { channel: 'sms', address: '+15550100' }, 'default');
+ * await inbound.enqueue(injection);
+ */
+export function scheduledInjection(
+  schedule: Pick<ScheduleConfig, 'id' | 'actor' | 'prompt'>,
+  firedAt: Date,
+  destination: Destination,
+  tenantId: string,
+): Injection {
+  const data: ScheduledInjectionData = { origin: SCHEDULE_ORIGIN, scheduleId: schedule.id, actor: schedule.actor };
+  return {
+    id: `schedule:${schedule.id}:${firedAt.getTime()}`,
+    kind: 'message',
+    channel: destination.channel,
+    tenantId,
+    conversationKey: destination.address,
+    sender: { id: `schedule:${schedule.id}`, verified: true, displayName: `schedule ${schedule.id}` },
+    text: schedule.prompt,
+    data,
+    replyTo: destination,
+    receivedAt: firedAt.toISOString(),
+  };
+}
+
+/**
+ * The actor a scheduled injection asks for (`data.actor` when `data.origin` is `schedule`), or
+ * `undefined` for any other injection, which goes to its channel's route.
+ */
+export function scheduledActorOf(injection: Pick<Injection, 'data'>): string | undefined {
+  const data = injection.data;
+  if (data?.['origin'] !== SCHEDULE_ORIGIN) return undefined;
+  const actor = data['actor'];
+  return typeof actor === 'string' && actor !== '' ? actor : undefined;
+}

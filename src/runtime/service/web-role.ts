@@ -1,0 +1,53 @@
+/**
+ * The web role: one HTTP server with every channel's routes, the operator pages and the
+ * operational endpoints.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRouter, type Route } from '../http/router.ts';
+import { createAdminRoutes } from './admin-routes.ts';
+import { createOpsRoutes } from './ops-routes.ts';
+import type { ServiceCore } from './service-core.ts';
+
+function adminRoutes(core: ServiceCore): Route[] {
+  const { sessions, queueStats } = core;
+  return createAdminRoutes({
+    approvals: core.approvals,
+    adminToken: core.env.adminToken,
+    operations: async () => ({
+      queues: await queueStats.counts(),
+      sessions: (await sessions.activeTurns()).map((turn) => ({
+        sessionId: turn.sessionId,
+        turnId: turn.turnId,
+        actor: turn.actor,
+        status: turn.status,
+        startedAt: turn.startedAt,
+        ...(turn.wait === undefined ? {} : { waitingFor: `${turn.wait.turnState}${turn.wait.ref === undefined ? '' : ` ${turn.wait.ref}`} until ${turn.wait.until}` }),
+      })),
+    }),
+  });
+}
+
+/** Starts the HTTP server; resolves to its base URL and what closes it. */
+export async function startWebRole(core: ServiceCore): Promise<{ url: string; close: () => Promise<void> }> {
+  const { env, logger } = core;
+  const routes: Route[] = [
+    ...core.channels.routes,
+    ...adminRoutes(core),
+    ...createOpsRoutes({ redis: core.redis, metrics: core.metrics, env, app: core.app, actors: [...core.actors.values()].map((actor) => actor.config), adminToken: env.adminToken }),
+  ];
+  const server = createServer(createRouter(routes, (error, context) => { logger.warn({ err: error, path: context.url.pathname }, 'request failed'); }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(core.options.port ?? env.port, () => { resolve(); });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => { resolve(); });
+      }),
+  };
+}

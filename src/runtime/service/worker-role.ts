@@ -1,0 +1,111 @@
+/**
+ * The worker role: the inbound worker (decisions out of the stream, then the session mailbox), the
+ * turn worker (one turn per session at a time), approval expiries, the channels' outbound workers
+ * and listeners.
+ */
+import { createInboundWorker } from '../../../queues/inbound-queue.ts';
+import { createTurnWorker } from '../../../queues/turn-queue.ts';
+import { createSurfaceTemplateRegistry } from '../../protocol/envelope/surface-templates.ts';
+import { buildRespondTool } from '../../protocol/respond/respond-schema.ts';
+import { approvalsReady, type ApprovalGate } from '../actor/approval-gate.ts';
+import { approverPlan } from '../actor/approval-policy-config.ts';
+import { runSessionTurns } from '../actor/turn-runner.ts';
+import type { TurnRunnerDeps } from '../actor/turn-runner-deps.ts';
+import { CHANNEL_NAMES, type ChannelName } from '../app/app-types.ts';
+import { createSettlement } from '../delivery/settle-turn.ts';
+import { createTurnDelivery } from '../delivery/turn-delivery.ts';
+import { createToolRouter } from '../router/tool-router.ts';
+import { createEventLog, type EventLog } from '../session/event-log.ts';
+import { sessionIdOf } from '../session/session-id.ts';
+import { announceApproval } from './approval-announcements.ts';
+import { createInboundApprovals } from './inbound-approvals.ts';
+import type { ServiceCore } from './service-core.ts';
+import { redisOptions } from './service-options.ts';
+
+function isChannelName(channel: string): channel is ChannelName {
+  return (CHANNEL_NAMES as readonly string[]).includes(channel);
+}
+
+function approvalGate(core: ServiceCore): ApprovalGate {
+  const { app, options, approvals, channels } = core;
+  return {
+    store: approvals,
+    plan: (tool) => {
+      const plan = approverPlan(tool, app.approvals, app.people);
+      return options.approvalTtlMs === undefined ? plan : { ...plan, ttlMs: options.approvalTtlMs };
+    },
+    scheduleExpiry: (approvalId, at) => core.approvalRuntime.scheduleExpiry(approvalId, at),
+    announce: async (approvalId, emitted) => {
+      const record = await approvals.get(approvalId);
+      if (record !== undefined) await announceApproval(channels, record, emitted);
+    },
+  };
+}
+
+function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGate): TurnRunnerDeps {
+  const { app, options, partTypes, turnStates, turnQueue, channels } = core;
+  return {
+    model: core.metrics.wrapModel(core.model),
+    actors: core.actors,
+    entryActor: app.entryActor,
+    scheduleWake: (sessionId, key, at) => turnQueue.schedule(sessionId, key, { delayMs: at.getTime() - Date.now() }),
+    ...(options.delegationTimeoutMs === undefined ? {} : { delegationTimeoutMs: options.delegationTimeoutMs }),
+    channelRoute: (channel) => (isChannelName(channel) ? app.channels[channel] : undefined),
+    registry: core.registry,
+    partTypes,
+    turnStates,
+    respondTool: buildRespondTool(partTypes, turnStates),
+    store: core.sessions,
+    log,
+    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry() }) }),
+    router: createToolRouter(),
+    approvals,
+  };
+}
+
+/** Starts the worker role; resolves to what closes it. */
+export function startWorkerRole(core: ServiceCore): () => Promise<void> {
+  const { options, logger, prefix, sessions: store } = core;
+  const connection = redisOptions(options.redisUrl);
+  const log = createEventLog({ redis: core.redis, prefix });
+  core.channels.start();
+  core.approvalRuntime.startWorker();
+  const gate = approvalGate(core);
+  const deps = turnRunnerDeps(core, log, gate);
+  const turnWorker = createTurnWorker({
+    connection,
+    prefix,
+    concurrency: options.turnConcurrency ?? 16,
+    ...(options.sessionLockTtlMs === undefined ? {} : { lockTtlMs: options.sessionLockTtlMs }),
+    ...(options.jobLockDurationMs === undefined ? {} : { jobLockDurationMs: options.jobLockDurationMs, stalledIntervalMs: options.jobLockDurationMs }),
+    process: async (sessionId, lease) => {
+      await runSessionTurns(deps, sessionId, lease.signal);
+    },
+    // A decision can arrive while the suspending job still holds the session: its resume job then
+    // completes at once, and this check, run when the lock is released, picks the turn up.
+    hasWork: async (sessionId) => {
+      if (await store.hasWork(sessionId)) return true;
+      const turn = await store.currentTurn(sessionId);
+      if (turn?.status !== 'waiting' || turn.pendingApprovals === undefined) return false;
+      return approvalsReady(gate, turn.pendingApprovals, Date.now());
+    },
+    onError: (error) => { logger.error({ err: error }, 'turn worker'); },
+  });
+  const inboundApprovals = createInboundApprovals({ channels: core.channels, store: core.approvals, decide: (attempt) => core.approvalRuntime.decide(attempt) });
+  const inboundWorker = createInboundWorker({
+    connection,
+    prefix,
+    process: async (injection) => {
+      if (await inboundApprovals.handle(injection)) return;
+      const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
+      const fresh = await store.accept(sessionId, injection);
+      if (fresh) await log.append(sessionId, { type: 'injection', data: { id: injection.id, kind: injection.kind, channel: injection.channel } });
+      await core.turnQueue.schedule(sessionId, injection.id);
+    },
+    onError: (error) => { logger.error({ err: error }, 'inbound worker'); },
+  });
+  return async () => {
+    await inboundWorker.close();
+    await turnWorker.close();
+  };
+}
