@@ -36,6 +36,11 @@ export interface DoctorCheck {
 export interface RunningListener {
   /** Stops listening and closes every connection the listener opened. */
   stop(): Promise<void>;
+  /**
+   * Settles when the listener ends by itself (its connection closed for good). A singleton
+   * listener is then restarted after a backoff, under the lease again. Default: never.
+   */
+  readonly closed?: Promise<unknown>;
 }
 
 /** The fence of a held singleton lease, handed to a listener that must run once per account. */

@@ -1,3 +1,4 @@
+import { scheduledActorOf } from '../proactive/scheduled-injection.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { SwitchboardError } from '../../protocol/errors.ts';
@@ -31,14 +32,8 @@ export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, s
   }
 }
 
-/** A scheduled turn names its actor (`data.actor`, set by the service's scheduler only). */
-function scheduledActor(first: Injection): string | undefined {
-  const actor = first.data?.['actor'];
-  return first.data?.['origin'] === 'schedule' && typeof actor === 'string' ? actor : undefined;
-}
-
 function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection, at: number): TurnRecord {
-  const entry = scheduledActor(first) ?? deps.channelRoute?.(first.channel)?.actor ?? deps.entryActor;
+  const entry = scheduledActorOf(first) ?? deps.channelRoute?.(first.channel)?.actor ?? deps.entryActor;
   const actor = deps.actors.get(entry);
   const deadlineMs = actor?.config.limits.turnDeadlineMs ?? 120_000;
   return {

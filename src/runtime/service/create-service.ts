@@ -17,7 +17,9 @@ import { loadApp } from '../app/load-app.ts';
 import { createApprovalStore } from '../approvals/redis-approval-store.ts';
 import { createSessionStore } from '../session/session-store.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
-import { wireChannels } from './channel-wiring.ts';
+import { wireChannels, type WiredChannels } from './channel-wiring.ts';
+import { createAppScheduler, enabledChannelIds, registerNotify } from './proactive-wiring.ts';
+import { createSingletonRunner } from './singleton-runner.ts';
 import { createMetrics } from './metrics.ts';
 import { modelFromEnv } from './model-from-env.ts';
 import type { ServiceCore } from './service-core.ts';
@@ -35,8 +37,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const { env, logger, role } = options;
   const prefix = options.prefix ?? 'sb';
   const connection = redisOptions(options.redisUrl);
+  const modules = options.channels ?? CHANNEL_MODULES;
+  const enabledChannels = enabledChannelIds(modules, env);
+  const tenantId = options.tenantId ?? 'default';
+  let wired: WiredChannels | undefined;
   const registry = createToolRegistry();
-  const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry });
+  const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry, registerBuiltins: registerNotify(enabledChannels, () => wired) });
   const envModel = modelFromEnv(env);
   const modelStatus = options.model === undefined ? envModel : { configured: true, missing: [] };
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
@@ -46,12 +52,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const approvals = createApprovalStore({ redis, prefix });
   const approvalRuntime = createApprovalRuntime({ store: approvals, turnQueue, connection, prefix, logger });
   const channels = await wireChannels({
-    modules: options.channels ?? CHANNEL_MODULES,
+    modules,
     context: {
       env,
       redis,
       prefix,
-      tenantId: options.tenantId ?? 'default',
+      tenantId,
       logger,
       app,
       clock: () => new Date(),
@@ -65,9 +71,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       approvals,
     },
     createOutbound: (senders) => createOutbound({ connection, prefix, senders, onError: (error) => { logger.error({ err: error }, 'outbound'); } }),
-    runSingleton: () => { throw new Error('singleton listeners are not available yet'); },
+    runSingleton: createSingletonRunner({ redis, prefix, logger }),
   });
+  wired = channels;
   approvalRuntime.attach(channels);
+  const scheduler = createAppScheduler({ app, enabledChannels, tenantId, connection, prefix, logger, enqueue: (injection) => inboundQueue.enqueue(injection) });
+  await scheduler.sync();
   const core: ServiceCore = {
     options, env, logger, prefix, app, registry,
     actors: resolveActors(app.actors, registry),
@@ -79,6 +88,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     approvals, approvalRuntime,
     sessions: createSessionStore({ redis, prefix }),
     channels,
+    scheduler,
   };
   const web = role === 'worker' ? undefined : await startWebRole(core);
   const stopWorkers = role === 'web' ? undefined : startWorkerRole(core);
@@ -90,6 +100,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await inboundQueue.close();
     await turnQueue.close();
     await approvalRuntime.close();
+    await scheduler.close();
     await core.queueStats.close();
     await channels.close();
     await redis.quit();

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { InboundQueue } from '../../../queues/inbound-queue.ts';
 import type { QueueStats } from '../../../queues/queue-stats.ts';
+import type { Scheduler } from '../../../queues/schedule-queue.ts';
 import type { TurnQueue } from '../../../queues/turn-queue.ts';
 import type { SwitchboardEnv } from '../../config/env-types.ts';
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
@@ -43,4 +44,6 @@ export interface ServiceCore {
   readonly approvalRuntime: ApprovalRuntime;
   readonly sessions: SessionStore;
   readonly channels: WiredChannels;
+  /** The app's `schedules:`; its worker runs in worker roles. */
+  readonly scheduler: Scheduler;
 }

@@ -70,6 +70,7 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
   const log = createEventLog({ redis: core.redis, prefix });
   core.channels.start();
   core.approvalRuntime.startWorker();
+  core.scheduler.startWorker();
   const gate = approvalGate(core);
   const deps = turnRunnerDeps(core, log, gate);
   const turnWorker = createTurnWorker({
