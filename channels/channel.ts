@@ -73,10 +73,11 @@ export interface ChannelApprovals {
    */
   readonly textReplies: boolean;
   /**
-   * The address approval requests go to for an approver identity of this channel, or `undefined`
-   * when the channel cannot reach it (e.g. a web browser with no conversation of its own).
+   * Where approval requests go on this channel for an approver identity (an approver is listed
+   * with each address of each configured person, on whatever channel), or `undefined` when this
+   * channel cannot reach that identity. Every enabled channel is asked about every approver.
    */
-  destinationFor(approver: { readonly address: string; readonly personId?: string }): Destination | undefined;
+  destinationFor(approver: { readonly channel: string; readonly address: string; readonly personId?: string }): Destination | undefined;
 }
 
 /** A created channel: what the service wires. */

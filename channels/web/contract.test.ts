@@ -44,7 +44,7 @@ runChannelContract('web', {
   },
   malformed: { conversationId: 'has spaces!', text: 'x' },
   destination,
-  approverAddress: `web:${destination.address}`,
+  approver: { channel: 'web', address: `web:${destination.address}` },
   textOf: (message) => JSON.stringify(message),
   send: async (delivery) => {
     await adaptor?.sender.send(delivery);

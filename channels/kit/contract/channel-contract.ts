@@ -28,8 +28,8 @@ export interface ChannelContractCase {
   readonly malformed: unknown;
   /** A destination on the channel. */
   readonly destination: Destination;
-  /** The approver address on this channel whose approval requests go to {@link destination}. */
-  readonly approverAddress: string;
+  /** An approver identity (as `switchboard.yaml` people give them) whose requests go to {@link destination}. */
+  readonly approver: { readonly channel: string; readonly address: string };
   /** The size of a rendered message in the channel's unit, and the most one message may have. */
   readonly limit?: { readonly measure: (message: ChannelMessage) => number; readonly max: number };
   /** The text a person sees in a rendered message (for checks on what it says). */
@@ -52,7 +52,7 @@ function answerInput(adaptor: ChannelAdaptor, text: string): Parameters<ChannelA
 }
 
 /** A pending `book_flight` approval asked for in another conversation. */
-export function contractApproval(channel: string, approverAddress: string): ApprovalRecord {
+export function contractApproval(approver: { readonly channel: string; readonly address: string }): ApprovalRecord {
   return {
     approvalId: 'apr_contract_0000000000',
     shortCode: 'K7QX2M',
@@ -63,7 +63,7 @@ export function contractApproval(channel: string, approverAddress: string): Appr
     toolCallId: 'toolu_contract',
     args: { flightNumber: 'BA2043', passengers: 2, totalCost: 374, currency: 'GBP' },
     argsHash: 'a'.repeat(64),
-    approvers: [{ channel, address: approverAddress, personId: 'grace', verified: true }],
+    approvers: [{ ...approver, personId: 'grace', verified: true }],
     requester: { channel: 'web', address: 'web:someone' },
     allowRequester: false,
     createdAt: '2030-01-01T10:00:00.000Z',
@@ -113,13 +113,13 @@ export function runChannelContract(name: string, contract: ChannelContractCase):
 
     it('shows an approval request with what it is and how to answer it', () => {
       const adaptor = contract.adaptor();
-      const record = contractApproval(adaptor.id, contract.approverAddress);
+      const record = contractApproval(contract.approver);
       const part: Part = { data: { approvalId: record.approvalId, toolName: record.toolName, args: record.args, shortCode: record.shortCode }, metadata: { partType: 'approval-request' } };
       const messages = adaptor.render({ type: 'approval-request', record, partId: 'turn-contract.0.approval.0', part }, contract.destination);
       expect(messages.length).toBeGreaterThan(0);
       const text = messages.map(contract.textOf).join('\n');
       expect(text).toContain(adaptor.approvals.textReplies ? record.shortCode : record.approvalId);
-      expect(adaptor.approvals.destinationFor(record.approvers[0] ?? { address: '' })).toEqual(contract.destination);
+      expect(adaptor.approvals.destinationFor(contract.approver)).toEqual(contract.destination);
     });
 
     it('sends a message once for one idempotency key, however often it is sent', async () => {

@@ -17,9 +17,11 @@ function sameDestination(a: Destination, b: Destination): boolean {
 export function approverDestinations(record: ApprovalRecord, adaptors: ReadonlyMap<string, ChannelAdaptor>): Destination[] {
   const found: Destination[] = [];
   for (const approver of record.approvers) {
-    const destination = adaptors.get(approver.channel)?.approvals.destinationFor(approver);
-    if (destination === undefined || sameDestination(destination, record.replyTo)) continue;
-    if (!found.some((seen) => sameDestination(seen, destination))) found.push(destination);
+    for (const adaptor of adaptors.values()) {
+      const destination = adaptor.approvals.destinationFor(approver);
+      if (destination === undefined || sameDestination(destination, record.replyTo)) continue;
+      if (!found.some((seen) => sameDestination(seen, destination))) found.push(destination);
+    }
   }
   return found;
 }
