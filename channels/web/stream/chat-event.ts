@@ -16,6 +16,11 @@ interface WebChatPartEvent {
   /** The actor that produced the part. */
   readonly actor?: string;
   readonly part: Part;
+  /**
+   * The part's text as safe HTML (the kit's web renderer: the model's markdown, with raw HTML
+   * escaped and only http(s)/mailto links), for parts whose text the page shows.
+   */
+  readonly html?: string;
 }
 
 /** A change of a turn's state that came without a part (e.g. the turn settling). */
