@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../src/protocol/errors.ts';
-import { DeliveryError, retryAfterMsFromHeader } from './delivery-error.ts';
+import { DeliveryError, retryAfterMsFromHeader, summarizeDeliveryError } from './delivery-error.ts';
 
 describe('DeliveryError', () => {
   it('is a retryable delivery.failed by default', () => {
@@ -44,5 +44,25 @@ describe('retryAfterMsFromHeader', () => {
     expect(retryAfterMsFromHeader('-3', now)).toBeUndefined();
     expect(retryAfterMsFromHeader('1.5', now)).toBeUndefined();
     expect(retryAfterMsFromHeader('soon', now)).toBeUndefined();
+  });
+});
+
+describe('summarizeDeliveryError', () => {
+  it('keeps the code, retry hint, provider code and status of a DeliveryError', () => {
+    const error = new DeliveryError('Opted out', { permanent: true, status: 400, providerCode: '21610' });
+    expect(error.providerCode).toBe('21610');
+    expect(error.details).toEqual({ status: 400, providerCode: '21610' });
+    expect(summarizeDeliveryError(error)).toEqual({ code: 'delivery.permanent', message: 'Opted out', status: 400, providerCode: '21610' });
+    expect(summarizeDeliveryError(new DeliveryError('Slow down', { rateLimited: true, retryAfterMs: 900 }))).toEqual({
+      code: 'delivery.rate_limited',
+      message: 'Slow down',
+      retryAfterMs: 900,
+    });
+  });
+
+  it('keeps the code of another SwitchboardError and calls anything else delivery.failed', () => {
+    expect(summarizeDeliveryError(new SwitchboardError('channel.unavailable', 'No token'))).toEqual({ code: 'channel.unavailable', message: 'No token' });
+    expect(summarizeDeliveryError(new Error('socket hang up'))).toEqual({ code: 'delivery.failed', message: 'socket hang up' });
+    expect(summarizeDeliveryError('boom')).toEqual({ code: 'delivery.failed', message: 'boom' });
   });
 });

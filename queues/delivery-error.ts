@@ -3,6 +3,7 @@
  * import it without pulling in BullMQ.
  */
 import { SwitchboardError, type SwitchboardErrorOptions } from '../src/protocol/errors.ts';
+import type { DeliveryErrorSummary } from './outbound-types.ts';
 
 /** Options of {@link DeliveryError}. */
 export interface DeliveryErrorOptions extends Omit<SwitchboardErrorOptions, 'retryable'> {
@@ -26,6 +27,11 @@ export interface DeliveryErrorOptions extends Omit<SwitchboardErrorOptions, 'ret
   readonly retryAfterMs?: number;
   /** The provider's HTTP status, when there was one. */
   readonly status?: number;
+  /**
+   * The provider's own error code, e.g. Twilio `21610` (recipient opted out) or Slack
+   * `channel_not_found`; shown to operators next to a failed delivery.
+   */
+  readonly providerCode?: string;
 }
 
 /**
@@ -40,6 +46,9 @@ export interface DeliveryErrorOptions extends Omit<SwitchboardErrorOptions, 'ret
  *     retryAfterMs: retryAfterMsFromHeader(response.headers.get('retry-after')),
  *   });
  * }
+ * if (body.code === 21610) {
+ *   throw new DeliveryError('Recipient has opted out', { permanent: true, status: 400, providerCode: '21610' });
+ * }
  */
 export class DeliveryError extends SwitchboardError {
   /** No further attempts may succeed. */
@@ -48,6 +57,8 @@ export class DeliveryError extends SwitchboardError {
   readonly retryAfterMs: number | undefined;
   /** The provider's HTTP status, when there was one. */
   readonly status: number | undefined;
+  /** The provider's own error code, when it gave one. */
+  readonly providerCode: string | undefined;
 
   constructor(message: string, options: DeliveryErrorOptions = {}) {
     const permanent = options.permanent ?? false;
@@ -59,6 +70,7 @@ export class DeliveryError extends SwitchboardError {
         ...options.details,
         ...(options.status === undefined ? {} : { status: options.status }),
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        ...(options.providerCode === undefined ? {} : { providerCode: options.providerCode }),
       },
       ...(options.cause === undefined ? {} : { cause: options.cause }),
     });
@@ -66,7 +78,27 @@ export class DeliveryError extends SwitchboardError {
     this.permanent = permanent;
     this.retryAfterMs = retryAfterMs;
     this.status = options.status;
+    this.providerCode = options.providerCode;
   }
+}
+
+/**
+ * What a sender's rejection says, as plain data: a {@link DeliveryError} with its retry hint,
+ * provider code and status; another `SwitchboardError` with its code; anything else as
+ * `delivery.failed` with its message.
+ */
+export function summarizeDeliveryError(thrown: unknown): DeliveryErrorSummary {
+  if (thrown instanceof DeliveryError) {
+    return {
+      code: thrown.code,
+      message: thrown.message,
+      ...(thrown.retryAfterMs === undefined ? {} : { retryAfterMs: thrown.retryAfterMs }),
+      ...(thrown.providerCode === undefined ? {} : { providerCode: thrown.providerCode }),
+      ...(thrown.status === undefined ? {} : { status: thrown.status }),
+    };
+  }
+  if (thrown instanceof SwitchboardError) return { code: thrown.code, message: thrown.message };
+  return { code: 'delivery.failed', message: thrown instanceof Error ? thrown.message : String(thrown) };
 }
 
 /**

@@ -1,50 +1,19 @@
-import { Queue, type JobType } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
 import { DeliveryError } from './delivery-error.ts';
 import { createDeliveryLedger } from './delivery-ledger.ts';
 import { outboundJobId } from './job-ids.ts';
-import { createOutbound, outboundQueueName, type OutboundOptions } from './outbound-queue.ts';
-import type { ChannelRateLimit, ChannelSender, OutboundDelivery, SendReceipt } from './outbound-types.ts';
+import { createOutbound, outboundQueueName } from './outbound-queue.ts';
+import type { ChannelRateLimit } from './outbound-types.ts';
+import { outboundHarness, scriptedSender, waitForCounts } from './outbound-test-kit.ts';
 import { redisOptionsOf, sampleDelivery, useTestResources } from './queue-test-kit.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
 const resources = useTestResources(redisUrl);
 
-/** A sender that records every call and answers from `script` (by call number, from 1). */
-function scriptedSender(
-  script: (delivery: OutboundDelivery, call: number) => Promise<SendReceipt> = () => Promise.resolve({}),
-  settings: Omit<ChannelSender, 'send'> = {},
-): ChannelSender & { readonly calls: { readonly key: string; readonly at: number }[] } {
-  const calls: { key: string; at: number }[] = [];
-  return {
-    ...settings,
-    calls,
-    send(delivery) {
-      calls.push({ key: delivery.idempotencyKey, at: performance.now() });
-      const call = calls.filter((c) => c.key === delivery.idempotencyKey).length;
-      return script(delivery, call);
-    },
-  };
-}
-
-function outbound(redis: Redis, options: Omit<OutboundOptions, 'connection' | 'prefix'>) {
-  return resources.track(createOutbound({ connection: redis, prefix: prefix(), backoffDelayMs: 20, ...options }));
-}
-
-function inspector(channel: string): Queue {
-  return resources.track(new Queue(outboundQueueName(channel), { connection: resources.redis('producer'), prefix: prefix() }));
-}
-
-async function waitForCounts(queue: Queue, counts: Partial<Record<JobType, number>>, timeout = 10_000): Promise<void> {
-  const types = Object.keys(counts) as JobType[];
-  await vi.waitFor(async () => {
-    expect(await queue.getJobCounts(...types)).toEqual(counts);
-  }, { timeout, interval: 25 });
-}
+const { outbound, inspector } = outboundHarness(resources, prefix);
 
 describe('createOutbound', () => {
   it('enqueues a delivery once per idempotency key, and sends it once', async () => {

@@ -2,21 +2,43 @@
  * The outbound queues: one BullMQ queue per channel, `outbound-<channel>`, so each channel has its
  * own rate limit and a slow provider holds up only its own channel.
  *
+ * Guarantees:
  * - Enqueue is idempotent: the job id is `out-` + sha256(idempotency key).
- * - Send is idempotent across crashes: the delivery ledger (see `delivery-ledger.ts`) records the
- *   intent before `send` and the receipt after; a retried job that finds a receipt completes
- *   without sending again.
- * - Failures retry with exponential backoff, never sooner than a `retryAfterMs` the sender
- *   reported; a permanent failure stops at once. Failed jobs are kept for inspection.
+ * - At most one send per idempotency key, across retries and crashes: the delivery ledger (see
+ *   `delivery-ledger.ts`) records the intent before `send` and the receipt after. A retried job
+ *   that finds a receipt completes without sending; one that finds an intent without an outcome
+ *   fails for good (unless the sender is provider-idempotent) rather than risk a second message.
+ * - Rate limits: `ChannelSender.rateLimit` for the whole channel (BullMQ's limiter) and
+ *   `ChannelSender.destinationRateLimit` per destination (see `destination-rate-limit.ts`), both
+ *   across every worker. A delivery held back by its destination's limit waits in the delayed set
+ *   without using an attempt, and does not hold up deliveries to other destinations.
+ * - Retries: a failed send is retried with exponential backoff, never sooner than a
+ *   `retryAfterMs` the sender reported; a 429 with `retryAfterMs` also pauses a rate-limited
+ *   channel. A permanent failure (`DeliveryError` with `permanent`) is final at once.
+ * - Every final failure (permanent, attempts used up, unknown earlier outcome, stalled too often)
+ *   is recorded with its reason in the failure log (`delivery-failures.ts`) and the job is kept
+ *   in BullMQ's failed set.
+ * - `onAttempt` hears of each attempt (`sent`, `retry`, `failed`) and each deferral, at least once:
+ *   a worker that dies after reporting may report the same attempt again. Its errors never fail a
+ *   delivery.
+ * - Order: with `concurrency` 1 a channel's deliveries are sent in queue order, except that a
+ *   retried delivery goes back in line, and a delivery held back for its destination waits while
+ *   deliveries to other destinations pass; held-back deliveries to one destination keep their order.
  */
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
-import { addOnce, type AddOnceResult, type OnceEnvelope } from './add-once.ts';
-import { DeliveryError } from './delivery-error.ts';
+import { addOnce } from './add-once.ts';
+import { createDeliveryFailures, type DeliveryFailures } from './delivery-failures.ts';
 import { createDeliveryLedger, type DeliveryLedger } from './delivery-ledger.ts';
+import { createDestinationRateLimit, type DestinationRateLimit } from './destination-rate-limit.ts';
 import { outboundJobId } from './job-ids.ts';
-import type { ChannelSender, OutboundDelivery, SendReceipt } from './outbound-types.ts';
-import { checkPrefix, openRedis, type OpenedRedis, type RedisConnectionInput } from './redis-connections.ts';
+import { createDeliveryProcessor, type OutboundJobData } from './outbound-processor.ts';
+import type { Outbound, OutboundOptions } from './outbound-options.ts';
+import type { ChannelSender, SendReceipt } from './outbound-types.ts';
+import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
+import { createRetryDelays } from './retry-delay.ts';
+
+export type { Outbound, OutboundOptions } from './outbound-options.ts';
 
 const JOB_NAME = 'delivery';
 /** Name of the custom BullMQ backoff type used by outbound jobs. */
@@ -24,67 +46,17 @@ const BACKOFF_TYPE = 'delivery';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CHANNEL_ID = /^[a-z0-9][a-z0-9_-]*$/i;
 
-type OutboundJobData = OnceEnvelope<OutboundDelivery>;
-
 /** The BullMQ queue name of a channel's outbound queue: `outbound-<channel>`. */
 export function outboundQueueName(channel: string): string {
   return `outbound-${channel}`;
 }
 
-/** Options of {@link createOutbound}. */
-export interface OutboundOptions {
-  /**
-   * Redis. A client passed in is used for the queues, the workers and the ledger and is not closed;
-   * it must then have `maxRetriesPerRequest: null` if workers run. Options open a fail-fast
-   * producer client for the queues and, on {@link Outbound.startWorkers}, a worker client for the
-   * workers and the ledger; `close()` closes both.
-   */
-  readonly connection: RedisConnectionInput;
-  /** Key prefix of the queues and the ledger. Default `sb`. */
-  readonly prefix?: string;
-  /** One sender per channel id (letters, digits, `_`, `-`). */
-  readonly senders: Readonly<Record<string, ChannelSender>>;
-  /** Tries per delivery, the first included. Default 8. */
-  readonly attempts?: number;
-  /**
-   * Delay before the first retry, in milliseconds; doubles on each further retry, plus up to 10%
-   * random extra, and is raised to the sender's `retryAfterMs` when that is longer. Default 1000.
-   */
-  readonly backoffDelayMs?: number;
-  /** Upper bound of the exponential part of the backoff, in milliseconds. Default 600000 (10 minutes). */
-  readonly maxBackoffDelayMs?: number;
-  /**
-   * How long a completed delivery job is kept, in milliseconds; while kept, enqueueing the same
-   * idempotency key again adds nothing (after that, the ledger still prevents a second send).
-   * Default 604800000 (7 days). Removal is lazy, so a job may stay longer.
-   */
-  readonly dedupeWindowMs?: number;
-  /** At most this many completed delivery jobs are kept per channel. Default 100000. */
-  readonly dedupeMaxJobs?: number;
-  /** How long a ledger entry lives after its last write, in milliseconds. Default 2592000000 (30 days). */
-  readonly ledgerTtlMs?: number;
-  /** BullMQ job lock duration (`lockDuration`), in milliseconds. Default 30000. */
-  readonly jobLockDurationMs?: number;
-  /** Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds. Default 30000. */
-  readonly stalledIntervalMs?: number;
-  /** Receives errors of the workers and their connections. Default: ignored. */
-  readonly onError?: (error: Error) => void;
-}
-
-/** The outbound queues of every configured channel. */
-export interface Outbound {
-  /**
-   * Durably enqueues `delivery` on its channel's queue. `{ duplicate: true }` when a job with the
-   * same idempotency key is queued, running, failed, or completed within the dedupe window.
-   *
-   * @throws SwitchboardError `config.invalid` when no sender is configured for `delivery.channel`;
-   * `queue.closed` after `close()`.
-   */
-  enqueue(delivery: OutboundDelivery): Promise<AddOnceResult>;
-  /** Starts one worker per channel in this process. Calling it again does nothing. */
-  startWorkers(): void;
-  /** Stops the workers (waiting for sends in flight), closes the queues and any client opened here. */
-  close(): Promise<void>;
+/** What every channel's worker shares. */
+interface Shared {
+  readonly client: OpenedRedis;
+  readonly ledger: DeliveryLedger;
+  readonly failures: DeliveryFailures;
+  readonly rateLimit: DestinationRateLimit;
 }
 
 function toError(thrown: unknown): Error {
@@ -144,74 +116,40 @@ export function createOutbound(options: OutboundOptions): Outbound {
     return queue;
   };
 
-  /** Exponential backoff with up to 10% extra, never below the sender's Retry-After. */
-  const backoffStrategy = (attemptsMade: number, _type?: string, error?: Error): number => {
-    const exponential = Math.min(maxBackoffDelayMs, backoffDelayMs * 2 ** Math.max(0, attemptsMade - 1));
-    const jittered = exponential + Math.floor(Math.random() * exponential * 0.1);
-    const retryAfterMs = error instanceof DeliveryError ? (error.retryAfterMs ?? 0) : 0;
-    return Math.max(jittered, retryAfterMs);
-  };
+  const retryDelays = createRetryDelays({ backoffDelayMs, maxBackoffDelayMs });
 
-  const startWorker = (channel: string, sender: ChannelSender, ledger: DeliveryLedger, client: OpenedRedis): void => {
-    const failure = async (thrown: unknown): Promise<Error> => {
-      if (thrown instanceof DeliveryError && thrown.permanent) {
-        return new UnrecoverableError(`${thrown.code}: ${thrown.message}`);
-      }
-      if (
-        thrown instanceof DeliveryError &&
-        thrown.code === 'delivery.rate_limited' &&
-        thrown.retryAfterMs !== undefined &&
-        sender.rateLimit !== undefined
-      ) {
-        // Hold off the whole channel, not just this job (BullMQ applies it only with a limiter).
-        // If that fails, the job's own backoff still honours retryAfterMs.
-        await queueOf(channel)
-          .rateLimit(thrown.retryAfterMs)
-          .catch((error: unknown) => {
-            onError(toError(error));
-          });
-      }
-      return toError(thrown);
-    };
-
-    const processJob = async (job: Job<OutboundJobData, SendReceipt>): Promise<SendReceipt> => {
-      const delivery = job.data.item;
-      const key = delivery.idempotencyKey;
-      const begun = await ledger.begin(key, job.id ?? '', sender.providerIdempotent ?? false);
-      if (begun.kind === 'sent') return begun.receipt;
-      if (begun.kind === 'unconfirmed') {
-        throw new UnrecoverableError(
-          'delivery.failed: an earlier attempt may have sent this delivery (intent recorded, no outcome); ' +
-            'not sending again because the sender is not provider-idempotent',
-        );
-      }
-      let receipt: SendReceipt;
-      try {
-        receipt = await sender.send(delivery);
-      } catch (thrown) {
-        try {
-          await ledger.recordFailure(key, toError(thrown).message);
-        } catch (ledgerError) {
-          onError(toError(ledgerError));
-        }
-        throw await failure(thrown);
-      }
-      await ledger.recordReceipt(key, receipt);
-      return receipt;
-    };
-
-    const worker = new Worker<OutboundJobData, SendReceipt>(outboundQueueName(channel), processJob, {
-      connection: client.client,
+  const startWorker = (channel: string, sender: ChannelSender, shared: Shared): void => {
+    const processor = createDeliveryProcessor({
+      sender,
+      ledger: shared.ledger,
+      failures: shared.failures,
+      rateLimit: shared.rateLimit,
+      retryDelays,
+      onAttempt: options.onAttempt,
+      onError,
+      // Hold off the whole channel, not just this job (BullMQ applies it only with a limiter).
+      // If that fails, the job's own backoff still honours retryAfterMs.
+      onThrottled: async (retryAfterMs) => {
+        if (sender.rateLimit !== undefined) await queueOf(channel).rateLimit(retryAfterMs);
+      },
+    });
+    const worker = new Worker<OutboundJobData, SendReceipt>(outboundQueueName(channel), processor.process, {
+      connection: shared.client.client,
       prefix,
       concurrency: sender.concurrency ?? 1,
       lockDuration: options.jobLockDurationMs ?? 30_000,
       stalledInterval: options.stalledIntervalMs ?? 30_000,
-      settings: { backoffStrategy },
+      settings: { backoffStrategy: retryDelays.strategy },
       ...(sender.rateLimit === undefined
         ? {}
         : { limiter: { max: sender.rateLimit.max, duration: sender.rateLimit.durationMs } }),
     });
     worker.on('error', onError);
+    worker.on('failed', (job, error) => {
+      if (job !== undefined) processor.failedOutside(job, error).catch((thrown: unknown) => {
+        onError(toError(thrown));
+      });
+    });
     workers.push(worker);
   };
 
@@ -232,12 +170,19 @@ export function createOutbound(options: OutboundOptions): Outbound {
       if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The outbound queues are closed');
       if (consumer !== undefined) return;
       consumer = producer.owned ? openRedis(options.connection, 'worker') : producer;
-      const ledger = createDeliveryLedger({
-        redis: consumer.client,
-        prefix,
-        ...(options.ledgerTtlMs === undefined ? {} : { ttlMs: options.ledgerTtlMs }),
-      });
-      for (const [channel, sender] of Object.entries(senders)) startWorker(channel, sender, ledger, consumer);
+      const redis = consumer.client;
+      const shared: Shared = {
+        client: consumer,
+        ledger: createDeliveryLedger({ redis, prefix, ...(options.ledgerTtlMs === undefined ? {} : { ttlMs: options.ledgerTtlMs }) }),
+        failures: createDeliveryFailures({
+          redis,
+          prefix,
+          ...(options.failuresMaxEntries === undefined ? {} : { maxEntries: options.failuresMaxEntries }),
+          ...(options.failuresTtlMs === undefined ? {} : { ttlMs: options.failuresTtlMs }),
+        }),
+        rateLimit: createDestinationRateLimit({ redis, prefix }),
+      };
+      for (const [channel, sender] of Object.entries(senders)) startWorker(channel, sender, shared);
     },
     close() {
       closing ??= (async () => {

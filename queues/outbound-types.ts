@@ -2,7 +2,16 @@
  * What the outbound queues carry and what a channel's sender implements. Types only, so channel
  * code can use them without pulling in BullMQ.
  */
+import type { ErrorCode } from '../src/protocol/errors.ts';
 import type { Destination } from '../src/runtime/injection.ts';
+
+/** Where a delivery came from, so each attempt can be logged in that session's event log. */
+export interface DeliveryTrace {
+  /** Session whose event log receives the delivery's attempts. */
+  readonly sessionId: string;
+  /** Turn that produced the delivery, when there was one. */
+  readonly turnId?: string;
+}
 
 /** One message part on its way to one destination. */
 export interface OutboundDelivery {
@@ -17,6 +26,8 @@ export interface OutboundDelivery {
   readonly idempotencyKey: string;
   /** The rendered message, in the channel's own shape. Must be JSON-serialisable. */
   readonly payload: Readonly<Record<string, unknown>>;
+  /** The session (and turn) this delivery belongs to; carried unchanged through every attempt. */
+  readonly trace?: DeliveryTrace;
 }
 
 /** Proof of a successful send, stored in the delivery ledger and as the job's return value. */
@@ -27,7 +38,7 @@ export interface SendReceipt {
   readonly details?: Readonly<Record<string, unknown>>;
 }
 
-/** A channel's rate limit, enforced across every worker of its outbound queue. */
+/** A rate limit: at most `max` sends in any window of `durationMs`. */
 export interface ChannelRateLimit {
   /** Sends allowed per window. */
   readonly max: number;
@@ -43,8 +54,20 @@ export interface ChannelSender {
    * retryable failure. A rejection means "not sent": do not reject after the provider accepted.
    */
   send(delivery: OutboundDelivery): Promise<SendReceipt>;
-  /** Rate limit of the channel. Default: none. */
+  /**
+   * Rate limit of the whole channel (BullMQ's queue limiter, fixed windows), across every worker.
+   * Default: none.
+   */
   readonly rateLimit?: ChannelRateLimit;
+  /**
+   * Rate limit per destination (`channel` + `destination.address`), across every worker, as a
+   * sliding window: e.g. `{ max: 1, durationMs: 1000 }` for Slack's one message a second per
+   * channel, or an SMS sender number's one a second. A delivery over the limit waits in the delayed
+   * set until its turn, without using up an attempt and without holding up other destinations.
+   * Deliveries held back for one destination go out in the order they were first held.
+   * Default: none.
+   */
+  readonly destinationRateLimit?: ChannelRateLimit;
   /**
    * Sends in flight at once per worker process. Default 1, which keeps the parts of a reply in
    * order (retries aside); raise it for channels where order does not matter.
@@ -58,6 +81,42 @@ export interface ChannelSender {
    * Default `false`.
    */
   readonly providerIdempotent?: boolean;
+}
+
+/** What went wrong in one attempt, in a JSON-serialisable shape. */
+export interface DeliveryErrorSummary {
+  /** `delivery.permanent`, `delivery.rate_limited`, `delivery.failed`, or another error's own code. */
+  readonly code: ErrorCode;
+  readonly message: string;
+  /** Earliest retry the provider asked for, in milliseconds from the failure. */
+  readonly retryAfterMs?: number;
+  /** The provider's own error code (Twilio `21610`, Slack `channel_not_found`), when it gave one. */
+  readonly providerCode?: string;
+  /** The provider's HTTP status, when there was one. */
+  readonly status?: number;
+}
+
+/**
+ * How one attempt of a delivery ended:
+ * - `sent`: the provider accepted it (or an earlier attempt's receipt was found in the ledger);
+ * - `retry`: it failed and will be tried again at `nextAttemptAt`;
+ * - `failed`: it failed for good (permanent error, attempts used up, or an unknown earlier outcome);
+ * - `deferred`: held back by the destination's rate limit until `nextAttemptAt`; no attempt used.
+ */
+export type DeliveryAttemptOutcome = 'sent' | 'retry' | 'failed' | 'deferred';
+
+/** Reported to `OutboundOptions.onAttempt` once per attempt (and once per deferral). */
+export interface DeliveryAttemptEvent {
+  readonly delivery: OutboundDelivery;
+  /** 1-based number of the attempt; a deferred attempt keeps its number when it runs later. */
+  readonly attempt: number;
+  readonly outcome: DeliveryAttemptOutcome;
+  /** With `sent`. */
+  readonly receipt?: SendReceipt;
+  /** With `retry`, `failed` and `deferred`. */
+  readonly error?: DeliveryErrorSummary;
+  /** With `retry` and `deferred`: when the delivery runs again, in epoch milliseconds. */
+  readonly nextAttemptAt?: number;
 }
 
 /**

@@ -3,6 +3,8 @@ import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
 import { useRedisClients } from '../../test/web/redis-client.ts';
 import { openSse, type SseClient } from '../../test/web/sse-client.ts';
+import { createTestIdentity } from '../../test/web/test-identity.ts';
+import { createWebClient, type WebClient } from '../../test/web/web-client.ts';
 import type { WebChatEvent } from './stream/chat-event.ts';
 import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';
 import { createWebRoutes } from './inbound.ts';
@@ -22,9 +24,13 @@ async function makeStore(): Promise<WebEventStore> {
   return store;
 }
 
+/** The browser of the current test: its session cookie goes with every request. */
+let browser: WebClient | undefined;
+
 async function serve(store: WebEventStore, heartbeatMs = 60_000): Promise<TestServer> {
   const routes = createWebRoutes({
     store,
+    identity: createTestIdentity(await connect(), prefix()),
     tenantId: 't',
     heartbeatMs,
     status: () => ({ modelConfigured: true }),
@@ -32,11 +38,18 @@ async function serve(store: WebEventStore, heartbeatMs = 60_000): Promise<TestSe
   });
   const server = await startTestServer(routes);
   cleanups.push(() => server.close());
+  browser = createWebClient(server.url);
+  await browser.session();
   return server;
 }
 
+/** The session cookie of the current test's browser. */
+function cookie(): Record<string, string> {
+  return browser?.cookie === undefined ? {} : { cookie: browser.cookie };
+}
+
 async function open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
-  const client = await openSse(url, headers);
+  const client = await openSse(url, { ...cookie(), ...headers });
   cleanups.push(() => {
     client.close();
   });
@@ -169,17 +182,17 @@ describe('GET /api/chat/:conversationId/events', () => {
   it('answers 400 to a bad resume point or conversation id', async () => {
     const store = await makeStore();
     const server = await serve(store);
-    const badHeader = await fetch(`${server.url}/api/chat/conv/events`, { headers: { 'last-event-id': 'yesterday' } });
+    const badHeader = await fetch(`${server.url}/api/chat/conv/events`, { headers: { ...cookie(), 'last-event-id': 'yesterday' } });
     expect(badHeader.status).toBe(400);
     expect(((await badHeader.json()) as { error: { code: string } }).error.code).toBe('http.bad_request');
-    expect((await fetch(`${server.url}/api/chat/conv/events?after=12`)).status).toBe(400);
-    expect((await fetch(`${server.url}/api/chat/bad.id/events`)).status).toBe(400);
+    expect((await fetch(`${server.url}/api/chat/conv/events?after=12`, { headers: cookie() })).status).toBe(400);
+    expect((await fetch(`${server.url}/api/chat/bad.id/events`, { headers: cookie() })).status).toBe(400);
   });
 
   it('answers 503 when it cannot subscribe', async () => {
     const store = await makeStore();
     const server = await serve({ ...store, subscribe: () => Promise.reject(new Error('no redis')) });
-    const response = await fetch(`${server.url}/api/chat/conv/events`);
+    const response = await fetch(`${server.url}/api/chat/conv/events`, { headers: cookie() });
     expect(response.status).toBe(503);
   });
 
@@ -193,5 +206,33 @@ describe('GET /api/chat/:conversationId/events', () => {
     expect(await redis.pubsub('NUMSUB', channel)).toEqual([channel, 1]);
     client.close();
     await expect.poll(() => redis.pubsub('NUMSUB', channel), { timeout: 10_000 }).toEqual([channel, 0]);
+  });
+});
+
+describe('GET /api/chat/:conversationId/events: who may read', () => {
+  it('answers 401 without a session cookie and with a forged one', async () => {
+    const store = await makeStore();
+    const server = await serve(store);
+    const none = await fetch(`${server.url}/api/chat/conv/events`);
+    expect(none.status).toBe(401);
+    expect(((await none.json()) as { error: { code: string } }).error.code).toBe('http.unauthorized');
+    const sid = (browser?.cookie ?? '').slice('sb_session='.length).split('.')[0] ?? '';
+    const forged = await fetch(`${server.url}/api/chat/conv/events`, { headers: { cookie: `sb_session=${sid}.${'A'.repeat(43)}` } });
+    expect(forged.status).toBe(401);
+  });
+
+  it('answers 403 to another browser once a conversation is owned, for GET and HEAD', async () => {
+    const store = await makeStore();
+    const server = await serve(store);
+    await appendParts(store, 'owned', ['secret']);
+    const owner = await open(`${server.url}/api/chat/owned/events`);
+    await owner.waitForEvents(1);
+    const other = createWebClient(server.url);
+    await other.session();
+    const refused = await other.get('/api/chat/owned/events');
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('http.forbidden');
+    expect((await other.get('/api/chat/owned/events', { method: 'HEAD' })).status).toBe(403);
+    expect((await browser?.get('/api/chat/owned/events', { method: 'HEAD' }))?.status).toBe(200);
   });
 });

@@ -1,5 +1,8 @@
 /**
- * `GET /api/chat/:conversationId/events`: the conversation's events as Server-Sent Events.
+ * `GET /api/chat/:conversationId/events`: the conversation's events as Server-Sent Events, for the
+ * session that owns the conversation only (401 without a session, 403 for another's conversation;
+ * the first to open an unowned conversation claims it). `HEAD` runs the same checks, so the page
+ * can learn why a stream was refused.
  *
  * Order of work, so that nothing is lost or sent twice: subscribe first (live events are buffered),
  * then send the stored events after the resume point, then the buffered live events newer than the
@@ -14,10 +17,13 @@ import { SwitchboardError, toSwitchboardError } from '../../src/protocol/errors.
 import { isConversationId } from './conversation-id.ts';
 import { compareStreamIds, isStreamId } from './stream/stream-id.ts';
 import type { LiveWebChatEvent, StoredWebChatEvent, Unsubscribe, WebEventStore } from './stream/event-store.ts';
+import type { WebIdentity } from './identity/web-identity.ts';
 
 /** Options of {@link createWebEventsRoute}. */
 export interface WebEventsRouteOptions {
   readonly store: WebEventStore;
+  /** The stream answers only the session that owns the conversation (opening it claims it when unowned). */
+  readonly identity: WebIdentity;
   /** Milliseconds between heartbeat comments (each followed by a catch-up read). */
   readonly heartbeatMs: number;
   /** Events read per backlog page. Default 500. */
@@ -60,6 +66,7 @@ export function createWebEventsRoute(options: WebEventsRouteOptions): Route {
     method: 'GET',
     pattern: '/api/chat/:conversationId/events',
     async handler({ req, res, url, params }) {
+      const session = await options.identity.require(req);
       const conversationId = params['conversationId'] ?? '';
       if (!isConversationId(conversationId)) {
         throw new SwitchboardError('http.bad_request', 'The conversation id must be 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-".', {
@@ -67,6 +74,7 @@ export function createWebEventsRoute(options: WebEventsRouteOptions): Route {
         });
       }
       let lastSent = resumePoint(req, url);
+      await options.identity.owners.claim(conversationId, session.identity);
       if (req.method === 'HEAD') {
         res.writeHead(200, SSE_HEADERS);
         res.end();

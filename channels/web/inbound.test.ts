@@ -1,5 +1,7 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
+import { createTestIdentity } from '../../test/web/test-identity.ts';
 import type { WebEventStore } from './stream/event-store.ts';
 import { createWebRoutes, type WebChatStatus } from './inbound.ts';
 
@@ -13,11 +15,14 @@ const unusedStore: WebEventStore = {
 
 let status: WebChatStatus = { modelConfigured: true };
 let server: TestServer;
+/** Never connected: these routes need no session. */
+const idleRedis = new Redis({ lazyConnect: true });
 
 beforeAll(async () => {
   server = await startTestServer(
     createWebRoutes({
       store: unusedStore,
+      identity: createTestIdentity(idleRedis, 'unused'),
       tenantId: 't',
       status: () => status,
       enqueue: () => Promise.reject(new Error('unused')),
@@ -27,6 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
+  idleRedis.disconnect();
 });
 
 describe('the page routes', () => {

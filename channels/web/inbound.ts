@@ -4,12 +4,15 @@
 
 import type { Injection } from '../../src/runtime/injection.ts';
 import { sendJson, type Route } from '../../src/runtime/http/router.ts';
-import { createWebApprovalRoute, type WebApprovalDecision } from './approvals.ts';
+import { createWebApprovalRoute, type WebApprovalDecision, type WebRoutesLogger } from './approvals.ts';
 import type { DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
 import { createWebEventsRoute } from './events-route.ts';
 import type { WebEventStore } from './stream/event-store.ts';
 import { createWebMessageRoute } from './message-route.ts';
 import { createWebPageRoutes } from './page-routes.ts';
+import { createSessionRoute } from './identity/session-route.ts';
+import { createSignInRoute } from './identity/sign-in-route.ts';
+import type { WebIdentity } from './identity/web-identity.ts';
 
 /** What the page is told about the service's configuration. */
 export interface WebChatStatus {
@@ -23,6 +26,10 @@ export interface WebChatStatus {
 export interface WebRoutesOptions {
   /** The conversation event streams. */
   readonly store: WebEventStore;
+  /** Who each request comes from: sessions, CSRF, conversation owners, sign-in links. */
+  readonly identity: WebIdentity;
+  /** Refused approval answers are logged here. Default: not logged. */
+  readonly logger?: WebRoutesLogger;
   /**
    * Durably enqueues an inbound message. Resolves `duplicate: true` when an injection with the
    * same id was enqueued before; rejects when it could not be enqueued (the POST then answers 503).
@@ -46,14 +53,21 @@ export interface WebRoutesOptions {
 /**
  * Creates the web chat routes:
  * - `GET /` the chat page, `GET /static/:file` its scripts and styles;
+ * - `GET /api/chat/session`: sets the signed `sb_session` cookie when absent, answers
+ *   `{ identity, person?, csrfToken }`;
+ * - `GET /signin/:token`: a one-time sign-in link; signs the browser in as its person;
  * - `GET /api/chat/config`: `{ modelConfigured, missing }`;
  * - `POST /api/chat/:conversationId/messages`: `{ text, id? }`, 202 `{ id, duplicate }` once enqueued;
  * - `GET /api/chat/:conversationId/events`: the conversation's events as Server-Sent Events,
  *   resuming after `Last-Event-ID` or `?after=`;
  * - `POST /api/approvals/:approvalId`: `{ decision, conversationId? }`, only with `decideApproval`.
  *
+ * Every `/api/chat/*` route but `session` and `config`, and the approval route, needs the session
+ * cookie (401 without); POSTs need the CSRF token and this service's origin (403), and a
+ * conversation answers only its owner (403).
+ *
  * @example
- * const server = createServer(createRouter([...createWebRoutes({ store, enqueue, tenantId: 'default',
+ * const server = createServer(createRouter([...createWebRoutes({ store, identity, enqueue, tenantId: 'default',
  *   status: () => ({ modelConfigured: true }) }), ...otherRoutes]));
  */
 export function createWebRoutes(options: WebRoutesOptions): Route[] {
@@ -66,16 +80,22 @@ export function createWebRoutes(options: WebRoutesOptions): Route[] {
       return Promise.resolve();
     },
   };
+  const { identity } = options;
   return [
     ...createWebPageRoutes(),
+    createSessionRoute(identity),
+    createSignInRoute(identity),
     configRoute,
     createWebMessageRoute({
       store: options.store,
+      identity,
       enqueue: options.enqueue,
       tenantId: options.tenantId,
       clock: options.clock ?? (() => new Date()),
     }),
-    createWebEventsRoute({ store: options.store, heartbeatMs: options.heartbeatMs ?? 15_000 }),
-    ...(options.decideApproval === undefined ? [] : [createWebApprovalRoute({ decide: options.decideApproval })]),
+    createWebEventsRoute({ store: options.store, identity, heartbeatMs: options.heartbeatMs ?? 15_000 }),
+    ...(options.decideApproval === undefined
+      ? []
+      : [createWebApprovalRoute({ decide: options.decideApproval, identity, ...(options.logger === undefined ? {} : { logger: options.logger }) })]),
   ];
 }

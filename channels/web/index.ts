@@ -9,33 +9,39 @@ import { normaliseWebMessage } from './normalise.ts';
 import { renderWebEvents } from './render.ts';
 import { createWebSender } from './send.ts';
 import { createWebEventStore } from './stream/event-store.ts';
+import { resolveSessionSecret } from './identity/session-secret.ts';
+import { createWebIdentity } from './identity/web-identity.ts';
+import { isBrowserIdentity } from './identity/session-store.ts';
 
 const WEB_ADDRESS_PREFIX = 'web:';
 
-function createWebChannel(context: ChannelContext): Promise<ChannelAdaptor> {
+async function createWebChannel(context: ChannelContext): Promise<ChannelAdaptor> {
   const { logger } = context;
+  const secret = await resolveSessionSecret({ redis: context.redis, prefix: context.prefix, configured: context.env.sessionSecret });
   const store = createWebEventStore({ redis: context.redis, keyPrefix: context.prefix, onError: (error) => { logger.error({ err: error }, 'web event store'); } });
   const sender = createWebSender(store);
+  const identity = createWebIdentity({
+    redis: context.redis,
+    prefix: context.prefix,
+    secret,
+    publicUrl: context.env.publicUrl,
+    people: context.app.people,
+    clock: context.clock,
+  });
   const routes = createWebRoutes({
     store,
+    identity,
+    logger,
     tenantId: context.tenantId,
     status: () => {
       const status = context.modelStatus();
       return { modelConfigured: status.configured, missing: status.missing };
     },
     enqueue: (injection) => context.enqueue(injection),
-    decideApproval: ({ approvalId, decision, conversationId, argsHash }) => {
-      const address = `${WEB_ADDRESS_PREFIX}${conversationId}`;
-      const person = context.app.people.find((candidate) => candidate.addresses.web.includes(address));
-      return context.decide({
-        approvalId,
-        decision,
-        by: { channel: 'web', address, ...(person === undefined ? {} : { personId: person.id }) },
-        ...(argsHash === undefined ? {} : { argsHash }),
-      });
-    },
+    decideApproval: ({ approvalId, decision, by, argsHash }) =>
+      context.decide({ approvalId, decision, by, ...(argsHash === undefined ? {} : { argsHash }) }),
   });
-  return Promise.resolve({
+  return {
     id: 'web',
     transport: 'streaming',
     outbound: 'direct',
@@ -50,17 +56,22 @@ function createWebChannel(context: ChannelContext): Promise<ChannelAdaptor> {
     },
     approvals: {
       textReplies: false,
-      destinationFor: (approver) =>
-        approver.address.startsWith(WEB_ADDRESS_PREFIX) ? { channel: 'web', address: approver.address.slice(WEB_ADDRESS_PREFIX.length) } : undefined,
+      // `web:<conversation id>` reaches that conversation. People in switchboard.yaml have no web
+      // addresses (a browser proves a person by a sign-in link), and a browser identity
+      // (`web:b_…`) is no conversation: web approvers see the card where the request was made.
+      destinationFor: (approver) => {
+        const address = approver.address.startsWith(WEB_ADDRESS_PREFIX) ? approver.address.slice(WEB_ADDRESS_PREFIX.length) : undefined;
+        return address === undefined || isBrowserIdentity(address) ? undefined : { channel: 'web', address };
+      },
     },
     close: () => store.close(),
-  });
+  };
 }
 
 /** The web chat: always on. */
 export const webChannel: ChannelModule = {
   id: 'web',
-  envVariables: ['PUBLIC_URL'],
+  envVariables: ['PUBLIC_URL', 'SESSION_SECRET'],
   enabled: () => true,
   create: createWebChannel,
   doctor: webDoctor,

@@ -4,6 +4,8 @@ import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
 import { useRedisClients } from '../../test/web/redis-client.ts';
+import { createTestIdentity } from '../../test/web/test-identity.ts';
+import { createWebClient, type WebClient } from '../../test/web/web-client.ts';
 import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';
 import { createWebRoutes } from './inbound.ts';
 
@@ -19,6 +21,8 @@ afterEach(async () => {
 
 interface Setup {
   readonly server: TestServer;
+  /** A browser with a session. */
+  readonly browser: WebClient;
   readonly store: WebEventStore;
   readonly enqueued: Injection[];
   failEnqueue: boolean;
@@ -31,6 +35,7 @@ async function setup(): Promise<Setup> {
   const state = { enqueued: [] as Injection[], failEnqueue: false };
   const routes = createWebRoutes({
     store,
+    identity: createTestIdentity(await connect(), prefix(), { people: [{ id: 'ada', name: 'Ada Lovelace' }] }),
     tenantId: 'tenant-1',
     clock: () => NOW,
     status: () => ({ modelConfigured: true }),
@@ -44,21 +49,34 @@ async function setup(): Promise<Setup> {
   });
   const server = await startTestServer(routes);
   cleanups.push(() => server.close());
-  return Object.assign(state, { server, store });
+  const browser = createWebClient(server.url);
+  await browser.session();
+  return Object.assign(state, { server, store, browser });
 }
 
-function post(server: TestServer, conversationId: string, body: string): Promise<Response> {
-  return fetch(`${server.url}/api/chat/${conversationId}/messages`, {
+/** The answer of a POST as a `Response`-like pair. */
+interface Posted {
+  readonly status: number;
+  readonly headers: Headers;
+  json(): Promise<unknown>;
+}
+
+/** POSTs `body` as the setup's browser does (cookie and CSRF token). */
+async function post(target: Setup, conversationId: string, body: string): Promise<Posted> {
+  const { browser } = target;
+  const response = await fetch(`${target.server.url}/api/chat/${conversationId}/messages`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', cookie: browser.cookie ?? '', 'x-csrf-token': browser.last?.csrfToken ?? '' },
     body,
   });
+  return { status: response.status, headers: response.headers, json: () => response.json() };
 }
 
 describe('POST /api/chat/:conversationId/messages', () => {
   it('enqueues an injection, echoes the message and answers 202', async () => {
-    const { server, store, enqueued } = await setup();
-    const response = await post(server, 'conv-1', JSON.stringify({ text: '  Find me a flight to Lisbon  ', id: 'client-1' }));
+    const setupResult = await setup();
+    const { store, enqueued, browser } = setupResult;
+    const response = await post(setupResult, 'conv-1', JSON.stringify({ text: '  Find me a flight to Lisbon  ', id: 'client-1' }));
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ id: 'web:conv-1:client-1', duplicate: false });
     expect(enqueued).toEqual([
@@ -68,7 +86,7 @@ describe('POST /api/chat/:conversationId/messages', () => {
         channel: 'web',
         tenantId: 'tenant-1',
         conversationKey: 'conv-1',
-        sender: { id: 'web:conv-1', verified: false },
+        sender: { id: `web:${browser.last?.identity ?? ''}`, verified: true },
         text: 'Find me a flight to Lisbon',
         replyTo: { channel: 'web', address: 'conv-1' },
         receivedAt: NOW.toISOString(),
@@ -76,13 +94,14 @@ describe('POST /api/chat/:conversationId/messages', () => {
     ]);
     const stored = await store.readAfter('conv-1', '0', 10);
     expect(stored.map((entry) => entry.event)).toEqual([
-      { type: 'message', messageId: 'web:conv-1:client-1', text: 'Find me a flight to Lisbon', sender: 'web:conv-1' },
+      { type: 'message', messageId: 'web:conv-1:client-1', text: 'Find me a flight to Lisbon', sender: `web:${browser.last?.identity ?? ''}` },
     ]);
   });
 
   it('makes up a message id when the client gives none', async () => {
-    const { server, enqueued } = await setup();
-    const response = await post(server, 'conv-1', JSON.stringify({ text: 'hello' }));
+    const setupResult = await setup();
+    const { enqueued } = setupResult;
+    const response = await post(setupResult, 'conv-1', JSON.stringify({ text: 'hello' }));
     expect(response.status).toBe(202);
     const body = (await response.json()) as { id: string };
     expect(body.id).toMatch(/^web:conv-1:[0-9a-f-]{36}$/);
@@ -90,10 +109,11 @@ describe('POST /api/chat/:conversationId/messages', () => {
   });
 
   it('answers a retry with the same client id as a duplicate and echoes once', async () => {
-    const { server, store } = await setup();
+    const setupResult = await setup();
+    const { store } = setupResult;
     const body = JSON.stringify({ text: 'hello', id: 'retry-me' });
-    expect(await (await post(server, 'conv-1', body)).json()).toEqual({ id: 'web:conv-1:retry-me', duplicate: false });
-    expect(await (await post(server, 'conv-1', body)).json()).toEqual({ id: 'web:conv-1:retry-me', duplicate: true });
+    expect(await (await post(setupResult, 'conv-1', body)).json()).toEqual({ id: 'web:conv-1:retry-me', duplicate: false });
+    expect(await (await post(setupResult, 'conv-1', body)).json()).toEqual({ id: 'web:conv-1:retry-me', duplicate: true });
     expect(await store.readAfter('conv-1', '0', 10)).toHaveLength(1);
   });
 
@@ -109,8 +129,9 @@ describe('POST /api/chat/:conversationId/messages', () => {
     ['a conversation id with an encoded colon', 'a%3Ab', '{"text": "hi"}'],
     ['a conversation id over 64 characters', 'c'.repeat(65), '{"text": "hi"}'],
   ])('answers 400 to %s and accepts nothing', async (_label, conversationId, body) => {
-    const { server, store, enqueued } = await setup();
-    const response = await post(server, conversationId, body);
+    const setupResult = await setup();
+    const { store, enqueued } = setupResult;
+    const response = await post(setupResult, conversationId, body);
     expect(response.status).toBe(400);
     const answer = (await response.json()) as { error: { code: string; message: string } };
     expect(answer.error.code).toBe('http.bad_request');
@@ -120,19 +141,76 @@ describe('POST /api/chat/:conversationId/messages', () => {
   });
 
   it('accepts exactly 8000 characters', async () => {
-    const { server } = await setup();
-    expect((await post(server, 'conv-1', JSON.stringify({ text: 'y'.repeat(8000) }))).status).toBe(202);
+    const setupResult = await setup();
+    expect((await post(setupResult, 'conv-1', JSON.stringify({ text: 'y'.repeat(8000) }))).status).toBe(202);
   });
 
   it('answers 503 and stores no echo when the enqueue fails', async () => {
     const setupResult = await setup();
     setupResult.failEnqueue = true;
-    const response = await post(setupResult.server, 'conv-1', JSON.stringify({ text: 'hello', id: 'lost' }));
+    const response = await post(setupResult, 'conv-1', JSON.stringify({ text: 'hello', id: 'lost' }));
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('2');
     const answer = (await response.json()) as { error: { code: string; details: { retryable: boolean } } };
     expect(answer.error.code).toBe('queue.closed');
     expect(answer.error.details.retryable).toBe(true);
     expect(await setupResult.store.readAfter('conv-1', '0', 10)).toEqual([]);
+  });
+});
+
+describe('POST /api/chat/:conversationId/messages: who may post', () => {
+  const message = { text: 'Book it', id: 'm-1' };
+
+  it('answers 401 without a cookie, with a forged cookie and with a revoked session', async () => {
+    const target = await setup();
+    const bare = await fetch(`${target.server.url}/api/chat/conv-1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) });
+    expect(bare.status).toBe(401);
+    expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('http.unauthorized');
+    const [sid] = (target.browser.cookie ?? '').slice('sb_session='.length).split('.');
+    const forged = createWebClient(target.server.url);
+    forged.cookie = `sb_session=${sid ?? ''}.${'x'.repeat(43)}`;
+    expect((await forged.post('/api/chat/conv-1/messages', message, { csrf: target.browser.last?.csrfToken ?? '' })).status).toBe(401);
+    await (await connect()).del(`${prefix()}:web:sid:${sid ?? ''}`);
+    expect((await target.browser.post('/api/chat/conv-1/messages', message)).status).toBe(401);
+    expect(target.enqueued).toEqual([]);
+  });
+
+  it.each([
+    ['no CSRF token', { csrf: false as const }],
+    ['a wrong CSRF token', { csrf: 'A'.repeat(43) }],
+    ['a cross-site Origin', { origin: 'https://evil.example' }],
+    ['an opaque Origin', { origin: 'null' }],
+  ])('answers 403 to %s and enqueues nothing', async (_label, options) => {
+    const target = await setup();
+    const answer = await target.browser.post('/api/chat/conv-1/messages', message, options);
+    expect(answer.status).toBe(403);
+    expect(answer.body['error']).toMatchObject({ code: 'http.forbidden' });
+    expect(target.enqueued).toEqual([]);
+    expect(await target.store.readAfter('conv-1', '0', 10)).toEqual([]);
+  });
+
+  it("accepts PUBLIC_URL's origin and the request's own", async () => {
+    const target = await setup();
+    expect((await target.browser.post('/api/chat/conv-1/messages', { text: 'a' }, { origin: 'http://localhost:3000' })).status).toBe(202);
+    expect((await target.browser.post('/api/chat/conv-1/messages', { text: 'b' }, { origin: target.server.url })).status).toBe(202);
+  });
+
+  it('refuses a body that is not sent as JSON', async () => {
+    const target = await setup();
+    const answer = await target.browser.post('/api/chat/conv-1/messages', JSON.stringify(message), { contentType: 'text/plain' });
+    expect(answer.status).toBe(400);
+    expect(answer.body['error']).toMatchObject({ details: { field: 'content-type' } });
+    expect(target.enqueued).toEqual([]);
+  });
+
+  it("answers 403 to a post in another browser's conversation", async () => {
+    const target = await setup();
+    expect((await target.browser.post('/api/chat/mine/messages', { text: 'first', id: 'a' })).status).toBe(202);
+    const other = createWebClient(target.server.url);
+    const answer = await other.post('/api/chat/mine/messages', { text: 'intruder', id: 'b' });
+    expect(answer.status).toBe(403);
+    expect(answer.body['error']).toMatchObject({ code: 'http.forbidden', details: { reason: 'not_owner' } });
+    expect(target.enqueued.map((injection) => injection.text)).toEqual(['first']);
+    expect((await other.post('/api/chat/theirs/messages', { text: 'own one', id: 'c' })).status).toBe(202);
   });
 });

@@ -1,5 +1,8 @@
 /**
- * `POST /api/chat/:conversationId/messages`: a message typed in the web chat. It is answered 202
+ * `POST /api/chat/:conversationId/messages`: a message typed in the web chat. The request needs the
+ * session cookie (401), its CSRF token and this service's origin (403), and the conversation must
+ * be the session's or nobody's yet (the first post claims it; 403 otherwise). The sender is the
+ * session's `web:<identity>`, verified, with its person when signed in. It is answered 202
  * only after the injection was durably enqueued; then the message is echoed into the
  * conversation's stream so every open tab shows it. The answer is `{ id, duplicate }` (plus
  * `echoed: false` in the rare case the echo could not be stored); a failed enqueue is 503 with
@@ -12,6 +15,8 @@ import { SwitchboardError, toSwitchboardError } from '../../src/protocol/errors.
 import { isConversationId } from './conversation-id.ts';
 import { normaliseWebMessage } from './normalise.ts';
 import type { WebEventStore } from './stream/event-store.ts';
+import type { WebIdentity } from './identity/web-identity.ts';
+import { senderOf } from './identity/web-principal.ts';
 
 /** Longest message accepted after trimming, in UTF-16 code units (as the browser's `maxlength` counts). */
 const MAX_MESSAGE_CHARS = 8000;
@@ -22,6 +27,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** Options of {@link createWebMessageRoute}. */
 export interface WebMessageRouteOptions {
   readonly store: WebEventStore;
+  readonly identity: WebIdentity;
   /** Durably enqueues an injection; resolves `duplicate: true` when its id was enqueued before. */
   readonly enqueue: (injection: Injection) => Promise<{ duplicate: boolean }>;
   readonly tenantId: string;
@@ -53,17 +59,20 @@ export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
     method: 'POST',
     pattern: '/api/chat/:conversationId/messages',
     async handler({ req, res, params }) {
+      const session = await options.identity.requirePost(req);
       const conversationId = params['conversationId'] ?? '';
       if (!isConversationId(conversationId)) {
         throw badRequest('The conversation id must be 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-".', 'conversationId');
       }
       const { text, clientId } = readMessage(await readJsonObject(req, MAX_BODY_BYTES));
-      const senderId = `web:${conversationId}`;
+      await options.identity.owners.claim(conversationId, session.identity);
+      const sender = senderOf(session, options.identity.personOf(session)?.name);
+      const senderId = sender.id;
       const injection = normaliseWebMessage({
         conversationId,
         text,
         ...(clientId === undefined ? {} : { clientMessageId: clientId }),
-        sender: { id: senderId, verified: false },
+        sender,
         tenantId: options.tenantId,
         receivedAt: options.clock().toISOString(),
       });

@@ -73,6 +73,16 @@ describe('switchboard approvals show', () => {
     expect(text).toContain('2030-01-01T09:05:00.000Z  refused    web:web:conv-1: the requester may not decide');
   });
 
+  it('says what each identity rested on when the channel recorded it', async () => {
+    const by = { channel: 'web', address: 'web:b_AAAAAAAAAAAAAAAAAAAAAA', personId: 'ada', verified: true, basis: 'web session cookie; sign-in link: invite by operator' };
+    const decided = approval('appr-web', 'granted', '2030-01-01T08:00:00.000Z', { decidedBy: by, decidedAt: '2030-01-01T08:05:00.000Z' });
+    let text = '';
+    await runApprovalsCommand(['show', 'appr-web'], readOnlyApprovalStore([decided], { 'appr-web': [{ at: '2030-01-01T08:05:00.000Z', action: 'granted', by }] }), {
+      write: (chunk: string) => (text += chunk),
+    });
+    expect(text).toContain('ada (web:web:b_AAAAAAAAAAAAAAAAAAAAAA), verified, by web session cookie; sign-in link: invite by operator');
+  });
+
   it('exits 1 with a clear message for an unknown id', async () => {
     const { code, text } = await run('show', 'nope');
     expect(code).toBe(1);

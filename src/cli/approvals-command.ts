@@ -21,7 +21,8 @@ const STATUSES: readonly string[] = ['pending', 'granted', 'denied', 'expired'];
 function identity(who: ChannelIdentity | undefined): string {
   if (who === undefined) return 'system';
   const base = who.personId === undefined ? `${who.channel}:${who.address}` : `${who.personId} (${who.channel}:${who.address})`;
-  return who.verified === true ? `${base}, verified` : base;
+  const checked = who.verified === true ? `${base}, verified` : base;
+  return who.basis === undefined ? checked : `${checked}, by ${who.basis}`;
 }
 
 /** Lays rows out in columns separated by two spaces. */

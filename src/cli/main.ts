@@ -9,6 +9,8 @@ import { startService, type ServiceRole } from '../runtime/service/create-servic
 import { Redis } from 'ioredis';
 import { createApprovalStore } from '../runtime/approvals/redis-approval-store.ts';
 import { runApprovalsCommand } from './approvals-command.ts';
+import { runInviteCommand } from './invite-command.ts';
+import { readPeople } from './read-people.ts';
 import { runDoctor } from './doctor.ts';
 
 /** The repository root: the default app folder (the example app). */
@@ -18,7 +20,8 @@ const USAGE = `usage:
   switchboard start [--role all|web|worker]   run the service (npm start is --role all)
   switchboard doctor                          check Redis, the model endpoint and every channel
   switchboard approvals list [--status S]     approvals, newest first (S: pending, granted, denied, expired)
-  switchboard approvals show <id>             one approval and its audit trail`;
+  switchboard approvals show <id>             one approval and its audit trail
+  switchboard invite <personId> [--minutes N] a one-time web sign-in link for a person of switchboard.yaml`;
 
 function parseRole(args: readonly string[]): ServiceRole {
   const index = args.indexOf('--role');
@@ -45,6 +48,7 @@ export async function main(args: readonly string[], rawEnv: Readonly<Record<stri
     if (command === 'start') return await start(env, parseRole(rest));
     if (command === 'doctor') return await runDoctor(env, process.stdout);
     if (command === 'approvals') return await approvals(env, rest);
+    if (command === 'invite') return await invite(env, rest);
     process.stderr.write(`${USAGE}\n`);
     return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   } catch (error) {
@@ -59,6 +63,19 @@ async function approvals(env: SwitchboardEnv, args: readonly string[]): Promise<
   const redis = new Redis(embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : ''), { maxRetriesPerRequest: 2 });
   try {
     return await runApprovalsCommand([...args], createApprovalStore({ redis }), process.stdout);
+  } finally {
+    await redis.quit();
+    await embedded?.stop();
+  }
+}
+
+/** `switchboard invite …` against REDIS_URL, or the private Redis's data when it is unset. */
+async function invite(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
+  const people = await readPeople(env.appDir);
+  const embedded = env.redis.mode === 'embedded' ? await startEmbeddedRedis({ dataDir: env.redis.dataDir }) : undefined;
+  const redis = new Redis(embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : ''), { maxRetriesPerRequest: 2 });
+  try {
+    return await runInviteCommand(args, { people, links: { redis, prefix: 'sb', publicUrl: env.publicUrl } }, process.stdout);
   } finally {
     await redis.quit();
     await embedded?.stop();

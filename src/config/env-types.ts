@@ -143,6 +143,12 @@ export interface SwitchboardEnv {
    * the operator pages answer only on loopback. A secret.
    */
   readonly adminToken: string | undefined;
+  /**
+   * `SESSION_SECRET`: the key that signs the web chat's `sb_session` cookie and derives its CSRF
+   * tokens, at least 32 characters. Default unset: a random secret is generated once and kept in
+   * Redis, shared by every process. A secret: never log it.
+   */
+  readonly sessionSecret: string | undefined;
   /** `LOG_LEVEL`: one of pino's levels (case-insensitive on input). Default `info`. */
   readonly logLevel: LogLevel;
   /** Which channels are on. */

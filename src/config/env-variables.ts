@@ -20,6 +20,7 @@ export const ENV_VARIABLES = [
   'SLACK_SIGNING_SECRET',
   'SLACK_APP_TOKEN',
   'SLACK_API_URL',
+  'SESSION_SECRET',
   'ADMIN_TOKEN',
   'LOG_LEVEL',
 ] as const;
@@ -40,6 +41,7 @@ export const SECRET_ENV_VARIABLES: ReadonlySet<EnvVariable> = new Set<EnvVariabl
   'SLACK_BOT_TOKEN',
   'SLACK_SIGNING_SECRET',
   'SLACK_APP_TOKEN',
+  'SESSION_SECRET',
   'ADMIN_TOKEN',
 ]);
 

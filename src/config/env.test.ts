@@ -46,6 +46,7 @@ describe('loadEnv defaults', () => {
       sms: undefined,
       slack: undefined,
       adminToken: undefined,
+      sessionSecret: undefined,
       logLevel: 'info',
       channels: { web: true, email: false, sms: false, slack: false },
     });
@@ -91,6 +92,7 @@ describe('loadEnv values', () => {
         ANTHROPIC_API_KEY: 'sk-ant-test',
         ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999/',
         ADMIN_TOKEN: 'a'.repeat(32),
+        SESSION_SECRET: 's'.repeat(32),
         LOG_LEVEL: 'DEBUG',
       },
       defaults,
@@ -101,6 +103,7 @@ describe('loadEnv values', () => {
     expect(env.appDir).toBe(appDir);
     expect(env.anthropic).toEqual({ apiKey: 'sk-ant-test', baseUrl: 'http://127.0.0.1:9999' });
     expect(env.adminToken).toBe('a'.repeat(32));
+    expect(env.sessionSecret).toBe('s'.repeat(32));
     expect(env.logLevel).toBe('debug');
   });
 
@@ -201,12 +204,13 @@ describe('loadEnv problems', () => {
     ['SLACK_APP_TOKEN', { SLACK_APP_TOKEN: 'xapp-1' }],
     ['SLACK_APP_TOKEN', { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig', SLACK_APP_TOKEN: 'xoxb-2' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'short' }],
+    ['SESSION_SECRET', { SESSION_SECRET: 'x'.repeat(31) }],
   ] as const)('reports %s for %j', (variable, env) => {
     expect(problemsOf(failing(env)).map((p) => p.variable)).toEqual([variable]);
   });
 
   it('never puts secret values in the message or details', () => {
-    const secrets = ['hunter2-imap', 'hunter2-smtp', 'hunter2-redis', 'xoxp-hunter2', 'hunter2-sig', 'hunter2!'];
+    const secrets = ['hunter2-imap', 'hunter2-smtp', 'hunter2-redis', 'xoxp-hunter2', 'hunter2-sig', 'hunter2!', 'hunter2-session'];
     const error = failing({
       IMAP_URL: 'imap://bot:hunter2-imap@/INBOX',
       SMTP_URL: 'ftp://bot:hunter2-smtp@mail.example.com',
@@ -214,10 +218,11 @@ describe('loadEnv problems', () => {
       SLACK_BOT_TOKEN: 'xoxp-hunter2',
       SLACK_SIGNING_SECRET: 'hunter2-sig',
       ADMIN_TOKEN: 'hunter2!',
+      SESSION_SECRET: 'hunter2-session',
       TWILIO_AUTH_TOKEN: 'hunter2-twilio',
     });
     const text = `${error.message}\n${JSON.stringify(error.toJSON())}`;
-    expect(problemsOf(error).length).toBeGreaterThanOrEqual(6);
+    expect(problemsOf(error).length).toBeGreaterThanOrEqual(7);
     for (const secret of [...secrets, 'hunter2-twilio']) expect(text).not.toContain(secret);
   });
 });

@@ -64,6 +64,7 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
   const sms = parseSms(reader);
   const slack = parseSlack(reader);
   const adminToken = readAdminToken(reader);
+  const sessionSecret = readSessionSecret(reader);
   const logLevel = readLogLevel(reader);
 
   if (reader.problems.length > 0 || publicUrl === undefined || redis === undefined || anthropic === undefined) {
@@ -79,6 +80,7 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
     sms,
     slack,
     adminToken,
+    sessionSecret,
     logLevel,
     channels: { web: true, email: email !== undefined, sms: sms !== undefined, slack: slack !== undefined },
   };
@@ -145,6 +147,21 @@ function readAdminToken(reader: EnvReader): string | undefined {
     return undefined;
   }
   return token;
+}
+
+/** Minimum length of `SESSION_SECRET`, in characters. */
+export const MIN_SESSION_SECRET_CHARS = 32;
+
+function readSessionSecret(reader: EnvReader): string | undefined {
+  const secret = reader.get('SESSION_SECRET');
+  if (secret !== undefined && secret.length < MIN_SESSION_SECRET_CHARS) {
+    reader.fail(
+      'SESSION_SECRET',
+      `must be at least ${MIN_SESSION_SECRET_CHARS} characters long (e.g. the output of \`openssl rand -base64 48\`), or unset to have one generated and kept in Redis.`,
+    );
+    return undefined;
+  }
+  return secret;
 }
 
 function readLogLevel(reader: EnvReader): LogLevel {

@@ -43,11 +43,7 @@ describe('workers killed between the decision and the handler', () => {
     if (approvalId === undefined) throw new Error('no approval request');
     // Every worker dies; the decision is taken while none runs, so its resume job waits for a new one.
     await Promise.all(workers.map((worker) => worker.kill()));
-    const decided = await fetch(`${sb().url}/api/approvals/${approvalId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-switchboard-conversation': 'apr-crash' },
-      body: JSON.stringify({ decision: 'granted' }),
-    });
+    const decided = await sb().decide(approvalId, 'granted', { conversationId: 'apr-crash' });
     expect(decided.status).toBe(200);
     workers.push(await startWorker(config()), await startWorker(config()));
     const events = await sb().settled('apr-crash', 1, 60_000);

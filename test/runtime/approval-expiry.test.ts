@@ -28,13 +28,9 @@ describe('an approval nobody answers', () => {
     expect(seen[0]?.toolResults.at(-1)?.content).toMatch(/ToolDenied: the approval for "pay_invoice" expired/);
     expect(events.some(({ event }) => event.type === 'approval' && event.status === 'expired')).toBe(true);
     const request = events.flatMap(({ event }) => (event.type === 'part' && event.part.metadata.partType === 'approval-request' ? [event.part.data as { approvalId: string }] : []))[0];
-    const late = await fetch(`${sb().url}/api/approvals/${request?.approvalId ?? ''}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-switchboard-conversation': 'apr-late' },
-      body: JSON.stringify({ decision: 'granted' }),
-    });
+    const late = await sb().decide(request?.approvalId ?? '', 'granted', { conversationId: 'apr-late' });
     expect([409, 410]).toContain(late.status);
-    expect(JSON.stringify(await late.json())).toMatch(/expired/i);
+    expect(JSON.stringify(late.body)).toMatch(/expired/i);
     const log = await sb().log('apr-late');
     expect(log.some((entry) => entry.type === 'tool_call' && entry.data['tool'] === 'pay_invoice' && entry.data['outcome'] === 'ok')).toBe(false);
   }, 60_000);

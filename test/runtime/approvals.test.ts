@@ -4,6 +4,7 @@ import type { StoredWebChatEvent } from '../../channels/web/stream/event-store.t
 import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, toolCall, type ScenarioCall } from '../support/scenario-model.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
+import type { JsonAnswer } from '../web/web-client.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
 const redisUrl = useRedis();
@@ -23,13 +24,9 @@ async function waitForApprovals(conversation: string, count = 1): Promise<{ appr
   }
 }
 
+/** Answers from the card of `conversation`, as the browser that posted there (the harness's own). */
 async function decide(approvalId: string, decision: 'granted' | 'denied', conversation: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${sb().url}/api/approvals/${approvalId}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-switchboard-conversation': conversation },
-    body: JSON.stringify({ decision }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  return sb().decide(approvalId, decision, { conversationId: conversation });
 }
 
 function texts(events: readonly StoredWebChatEvent[]): (string | undefined)[] {
@@ -96,22 +93,24 @@ describe('approvals through the running service', () => {
     await sb().post('apr-who', 'pay INV-4 #who');
     const [request] = await waitForApprovals('apr-who');
     const id = request?.approvalId ?? '';
-    const shownToFinance = async (): Promise<boolean> =>
-      (await sb().events('finance-desk')).some(({ event }) => event.type === 'part' && (event.part.data as { approvalId?: string } | undefined)?.approvalId === id);
-    for (let tries = 0; !(await shownToFinance()) && tries < 400; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(await shownToFinance()).toBe(true);
-    const stranger = await decide(id, 'granted', 'someone-else');
+    const stranger = await sb().decide(id, 'granted', { as: sb().client() });
     expect(stranger.status).toBe(403);
-    const finance = await decide(id, 'granted', 'finance-desk');
+    // The finance desk (an approver by role) signs in on the web with a sign-in link.
+    const finance = await sb().decide(id, 'granted', { as: await sb().signIn('fin') });
     expect(finance.status).toBe(200);
+    expect(finance.body['decidedBy']).toBe('fin');
     const again = await decide(id, 'denied', 'apr-who');
     expect(again.status).toBe(409);
     expect(JSON.stringify(again.body)).toMatch(/[Aa]lready granted by/);
     expect((await decide('AAAAAAAAAAAAAAAAAAAAAA', 'granted', 'apr-who')).status).toBe(404);
     const events = await sb().settled('apr-who');
     expect(texts(events).at(-1)).toContain('ok: ');
-    const financeView = await sb().events('finance-desk');
-    expect(financeView.some(({ event }) => event.type === 'approval' && event.approvalId === id && event.status === 'granted' && event.decidedBy === 'fin')).toBe(true);
+    expect(events.some(({ event }) => event.type === 'approval' && event.approvalId === id && event.status === 'granted' && event.decidedBy === 'fin')).toBe(true);
+    const detail = (await (await fetch(`${sb().url}/admin/api/approvals/${id}`)).json()) as { audit: { action: string; by?: { personId?: string; basis?: string; verified?: boolean } }[] };
+    expect(detail.audit.slice(0, 3).map((entry) => entry.action)).toEqual(['requested', 'refused', 'granted']);
+    expect(detail.audit[1]?.by).toMatchObject({ channel: 'web', verified: true, basis: 'web session cookie' });
+    expect(detail.audit[1]?.by?.personId).toBeUndefined();
+    expect(detail.audit[2]?.by).toMatchObject({ channel: 'web', personId: 'fin', verified: true, basis: 'web session cookie; sign-in link: invite by operator' });
   });
 
   it('two approvals pending at once: the turn resumes only when both are decided', async () => {
@@ -154,15 +153,11 @@ describe('an answer bound to other arguments', () => {
     const [request] = await waitForApprovals('apr-hash');
     const shown = request as { approvalId: string; argsHash?: string } | undefined;
     expect(shown?.argsHash).toMatch(/^[0-9a-f]{64}$/);
-    const post = (argsHash: string): Promise<Response> =>
-      fetch(`${sb().url}/api/approvals/${shown?.approvalId ?? ''}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-switchboard-conversation': 'apr-hash' },
-        body: JSON.stringify({ decision: 'granted', argsHash }),
-      });
+    const post = (argsHash: string): Promise<JsonAnswer> =>
+      sb().decide(shown?.approvalId ?? '', 'granted', { conversationId: 'apr-hash', argsHash });
     const forged = await post('0'.repeat(64));
     expect(forged.status).toBe(409);
-    expect(JSON.stringify(await forged.json())).toContain('args_mismatch');
+    expect(JSON.stringify(forged.body)).toContain('args_mismatch');
     expect((await post(shown?.argsHash ?? '')).status).toBe(200);
     const events = await sb().settled('apr-hash');
     expect(texts(events).at(-1)).toContain('"paid":"INV-10"');

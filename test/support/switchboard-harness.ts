@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { createWebEventStore, type StoredWebChatEvent, type WebEventStore } from '../../channels/web/stream/event-store.ts';
+import { issueSignInLink } from '../../channels/web/identity/sign-in-links.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
@@ -10,14 +11,35 @@ import { startService, type Service, type ServiceRole } from '../../src/runtime/
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic } from '../fakes/fake-anthropic-types.ts';
 import { uniquePrefix } from './redis.ts';
+import { createWebClient, type JsonAnswer, type WebClient } from '../web/web-client.ts';
+
+/** Options of {@link SwitchboardHarness.decide}. */
+export interface DecideOptions {
+  /** The browser that answers. Default the harness's own browser (the one `post()` uses). */
+  readonly as?: WebClient;
+  /** The conversation the card was shown in (must be the browser's own). */
+  readonly conversationId?: string;
+  readonly argsHash?: string;
+}
 
 /** A running switchboard for a test file, with its fake model and readers of its output. */
 export interface SwitchboardHarness {
   readonly url: string;
   readonly prefix: string;
   readonly fake: FakeAnthropic;
-  /** Posts a person's message in the web chat; resolves to the HTTP status and body. */
-  post(conversationId: string, text: string, clientId?: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  /**
+   * The harness's own browser: a web session (cookie and CSRF token) that `post()` and `decide()`
+   * use unless told otherwise, and so the owner of every conversation the tests post to.
+   */
+  readonly browser: WebClient;
+  /** Another browser, with its own session once it makes a request. */
+  client(): WebClient;
+  /** Posts a person's message in the web chat as `as` (default {@link browser}); resolves to the HTTP status and body. */
+  post(conversationId: string, text: string, clientId?: string, as?: WebClient): Promise<JsonAnswer>;
+  /** Answers an approval from the web card (`POST /api/approvals/:id`). */
+  decide(approvalId: string, decision: 'granted' | 'denied', options?: DecideOptions): Promise<JsonAnswer>;
+  /** Signs `as` (default a new browser) in as a configured person with a one-time link; returns it. */
+  signIn(personId: string, as?: WebClient): Promise<WebClient>;
   /** Every event of a conversation's web stream so far. */
   events(conversationId: string): Promise<StoredWebChatEvent[]>;
   /** Waits until the conversation has `count` settled turns; returns all its events. */
@@ -85,19 +107,32 @@ export function useSwitchboard(options: HarnessOptions): () => SwitchboardHarnes
     const url = service.url ?? '';
     const liveFake = fake;
     const liveRedis = redis;
+    const browser = createWebClient(url);
     const events = async (conversationId: string): Promise<StoredWebChatEvent[]> => webStore.readAfter(conversationId, '0', 10_000);
     harness = {
       url,
       prefix,
       fake: liveFake,
       redis: () => liveRedis,
-      async post(conversationId, text, clientId) {
-        const response = await fetch(`${url}/api/chat/${conversationId}/messages`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ text, id: clientId ?? randomUUID() }),
-        });
-        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      browser,
+      client: () => createWebClient(url),
+      post(conversationId, text, clientId, as = browser) {
+        return as.post(`/api/chat/${conversationId}/messages`, { text, id: clientId ?? randomUUID() });
+      },
+      decide(approvalId, decision, options = {}) {
+        const body = {
+          decision,
+          ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
+          ...(options.argsHash === undefined ? {} : { argsHash: options.argsHash }),
+        };
+        return (options.as ?? browser).post(`/api/approvals/${approvalId}`, body);
+      },
+      async signIn(personId, as = createWebClient(url)) {
+        const link = await issueSignInLink({ redis: liveRedis, prefix, publicUrl: url }, personId, 'invite by operator');
+        const opened = await as.open(link.url);
+        if (opened.status !== 303) throw new Error(`the sign-in link for ${personId} answered ${String(opened.status)}`);
+        await as.session();
+        return as;
       },
       events,
       async settled(conversationId, count = 1, timeoutMs = 20_000) {

@@ -1,11 +1,12 @@
 /**
  * The web chat's approval card in a real headless Chromium, against a real HTTP server with the
- * web routes and a real Redis. A fake `decide` (in memory, first answer wins) stands in for the
- * approval store and, like the runtime, appends the `approval` event to the conversation after a
- * decision so every open page updates.
+ * web routes (real sessions, CSRF and conversation owners) and a real Redis. A fake `decide` (in
+ * memory, first answer wins, approvers by address) stands in for the approval store and, like the
+ * runtime, appends the `approval` event to the conversation after a decision so every open page
+ * updates.
  */
 
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
 import type { ApprovalRequest } from '../../src/protocol/parts/approval-parts.ts';
@@ -15,6 +16,8 @@ import { createWebRoutes } from '../../channels/web/inbound.ts';
 import { useKeyPrefix, useRedis } from '../support/redis.ts';
 import { startTestServer, type TestServer } from './http-test-server.ts';
 import { useRedisClients } from './redis-client.ts';
+import { createTestIdentity } from './test-identity.ts';
+import { createWebClient } from './web-client.ts';
 import { useBrowser } from '../support/browser.ts';
 
 const redisUrl = useRedis();
@@ -45,7 +48,8 @@ interface Harness {
   readonly approvals: Map<string, FakeApproval>;
   readonly decisions: WebApprovalDecision[];
   readonly pageErrors: string[];
-  openPage(conversationId: string): Promise<Page>;
+  /** Opens the conversation in a new browser, or in `context` (same cookies: the same browser). */
+  openPage(conversationId: string, context?: BrowserContext): Promise<Page>;
   /** Appends the `approval-request` part for `approvalId` to the conversation. */
   ask(conversationId: string, approvalId: string, approvers: readonly string[]): Promise<void>;
 }
@@ -65,7 +69,7 @@ async function startHarness(): Promise<Harness> {
   const decide = async (input: WebApprovalDecision): Promise<DecisionOutcome> => {
     decisions.push(input);
     const approval = approvals.get(input.approvalId);
-    const by = `web:${input.conversationId}`;
+    const by = input.by.address;
     if (approval === undefined) return refused('unknown_approval', 'There is no such approval.');
     if (!approval.approvers.includes(by)) return refused('not_an_approver', 'You are not one of the approvers of this request.');
     if (approval.status !== 'pending') {
@@ -88,6 +92,7 @@ async function startHarness(): Promise<Harness> {
   const server = await startTestServer(
     createWebRoutes({
       store,
+      identity: createTestIdentity(await connect(), prefix()),
       tenantId: 'test',
       heartbeatMs: 60_000,
       status: () => ({ modelConfigured: true }),
@@ -103,9 +108,13 @@ async function startHarness(): Promise<Harness> {
     approvals,
     decisions,
     pageErrors,
-    async openPage(conversationId) {
-      const context = await browser().newContext({ viewport: { width: 900, height: 700 } });
-      cleanups.push(() => context.close());
+    async openPage(conversationId, shared) {
+      let context = shared;
+      if (context === undefined) {
+        const fresh = await browser().newContext({ viewport: { width: 900, height: 700 } });
+        cleanups.push(() => fresh.close());
+        context = fresh;
+      }
       const page = await context.newPage();
       page.setDefaultTimeout(UI_TIMEOUT_MS);
       page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -144,13 +153,19 @@ async function startHarness(): Promise<Harness> {
   };
 }
 
+/** The browser identity of the page's session, as the server issued it. */
+async function identityOf(page: Page): Promise<string> {
+  return page.evaluate(async () => ((await (await fetch('/api/chat/session')).json()) as { identity: string }).identity);
+}
+
 describe('the approval card', { timeout: 120_000 }, () => {
   it('approves from one page and shows the outcome in a second open page of the conversation', async () => {
     const harness = await startHarness();
     const conversation = 'approval-flow';
     const first = await harness.openPage(conversation);
-    const second = await harness.openPage(conversation);
-    await harness.ask(conversation, 'appr-one', [`web:${conversation}`]);
+    const second = await harness.openPage(conversation, first.context());
+    const me = await identityOf(first);
+    await harness.ask(conversation, 'appr-one', [`web:${me}`]);
 
     const card = first.locator('.part-approval[data-approval-id="appr-one"]');
     const otherCard = second.locator('.part-approval[data-approval-id="appr-one"]');
@@ -169,13 +184,20 @@ describe('the approval card', { timeout: 120_000 }, () => {
 
     await card.getByRole('button', { name: 'Approve' }).click();
     await first.locator('.part-approval[data-status="granted"]').waitFor();
-    expect(await card.locator('.approval-result').textContent()).toMatch(/^Approved by web:approval-flow at /);
+    expect(await card.locator('.approval-result').textContent()).toMatch(new RegExp(`^Approved by web:${me} at `));
     expect(await card.getByRole('button').count()).toBe(0);
-    expect(harness.decisions).toEqual([{ approvalId: 'appr-one', decision: 'granted', conversationId: conversation }]);
+    expect(harness.decisions).toEqual([
+      {
+        approvalId: 'appr-one',
+        decision: 'granted',
+        by: { channel: 'web', address: `web:${me}`, verified: true, basis: 'web session cookie' },
+        conversationId: conversation,
+      },
+    ]);
 
     // The other page learns it from the stream.
     await second.locator('.part-approval[data-status="granted"]').waitFor();
-    expect(await otherCard.locator('.approval-result').textContent()).toMatch(/^Approved by web:approval-flow at /);
+    expect(await otherCard.locator('.approval-result').textContent()).toMatch(new RegExp(`^Approved by web:${me} at `));
     expect(await otherButtons.count()).toBe(0);
     await first.screenshot({ path: SCREENSHOT });
     expect(harness.pageErrors).toEqual([]);
@@ -199,7 +221,7 @@ describe('the approval card', { timeout: 120_000 }, () => {
     const harness = await startHarness();
     const conversation = 'approval-late';
     const page = await harness.openPage(conversation);
-    await harness.ask(conversation, 'appr-three', [`web:${conversation}`]);
+    await harness.ask(conversation, 'appr-three', [`web:${await identityOf(page)}`]);
     const card = page.locator('.part-approval[data-approval-id="appr-three"]');
     await card.waitFor();
     // Someone else decided first, on another channel (no event reached this page).
@@ -209,5 +231,19 @@ describe('the approval card', { timeout: 120_000 }, () => {
     approval.decidedBy = 'web:ops-desk';
     await card.getByRole('button', { name: 'Approve' }).click();
     await card.locator('.approval-problem').filter({ hasText: 'This request was already denied by web:ops-desk.' }).waitFor();
+  });
+
+  it("refuses, before deciding, an answer that names another browser's conversation; the approval stays pending", async () => {
+    const harness = await startHarness();
+    const page = await harness.openPage('approval-owned');
+    await harness.ask('approval-owned', 'appr-four', [`web:${await identityOf(page)}`]);
+    await page.locator('.part-approval[data-approval-id="appr-four"]').waitFor();
+    const stranger = createWebClient(harness.server.url);
+    const answer = await stranger.post('/api/approvals/appr-four', { decision: 'granted', conversationId: 'approval-owned' });
+    expect(answer.status).toBe(403);
+    expect(answer.body['error']).toMatchObject({ code: 'http.forbidden', details: { reason: 'not_owner' } });
+    expect(harness.decisions).toEqual([]);
+    expect(harness.approvals.get('appr-four')?.status).toBe('pending');
+    expect(await page.locator('.part-approval[data-approval-id="appr-four"]').getAttribute('data-status')).toBe('pending');
   });
 });

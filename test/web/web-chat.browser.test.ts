@@ -15,6 +15,8 @@ import { createWebSender, type WebSender } from '../../channels/web/send.ts';
 import { useKeyPrefix, useRedis } from '../support/redis.ts';
 import { startTestServer, type TestServer } from './http-test-server.ts';
 import { useRedisClients } from './redis-client.ts';
+import { createTestIdentity } from './test-identity.ts';
+import { issueSignInLink } from '../../channels/web/identity/sign-in-links.ts';
 import { useBrowser } from '../support/browser.ts';
 
 const redisUrl = useRedis();
@@ -63,7 +65,9 @@ interface Harness {
   readonly pageErrors: string[];
   /** Ends every open SSE response, holding new ones until `release()`. */
   cutStreams(): { release(): void };
-  openPage(conversationId: string, viewport?: { width: number; height: number }): Promise<Page>;
+  openPage(conversationId: string, viewport?: { width: number; height: number }, beforeOpen?: (page: Page) => Promise<void>): Promise<Page>;
+  /** A one-time sign-in link for a person of the test's people. */
+  signInLink(personId: string): Promise<string>;
 }
 
 async function startHarness(): Promise<Harness> {
@@ -107,7 +111,7 @@ async function startHarness(): Promise<Harness> {
   let held: (() => void)[] | undefined;
 
   const trackSse = (req: IncomingMessage, res: ServerResponse, route: () => void): boolean => {
-    if (req.url === undefined || !/^\/api\/chat\/[^/]+\/events/.test(req.url)) return false;
+    if (req.method !== 'GET' || req.url === undefined || !/^\/api\/chat\/[^/]+\/events/.test(req.url)) return false;
     const header = req.headers['last-event-id'];
     resumeHeaders.push(typeof header === 'string' ? header : undefined);
     sseResponses.add(res);
@@ -123,9 +127,11 @@ async function startHarness(): Promise<Harness> {
     return true;
   };
 
+  const redis = await connect();
   const server = await startTestServer(
     createWebRoutes({
       store,
+      identity: createTestIdentity(redis, prefix(), { people: [{ id: 'ada', name: 'Ada Lovelace' }] }),
       tenantId: 'test',
       heartbeatMs: 60_000,
       status: () => status.current,
@@ -162,10 +168,14 @@ async function startHarness(): Promise<Harness> {
         },
       };
     },
-    async openPage(conversationId, viewport = { width: 900, height: 760 }) {
+    async signInLink(personId) {
+      return (await issueSignInLink({ redis, prefix: prefix(), publicUrl: server.url }, personId, 'invite by operator')).url;
+    },
+    async openPage(conversationId, viewport = { width: 900, height: 760 }, beforeOpen) {
       const context = await browser().newContext({ viewport });
       cleanups.push(() => context.close());
       const page = await context.newPage();
+      if (beforeOpen !== undefined) await beforeOpen(page);
       page.setDefaultTimeout(UI_TIMEOUT_MS);
       page.on('pageerror', (error) => pageErrors.push(error.message));
       page.on('console', (message) => {
@@ -364,5 +374,40 @@ describe('the web chat page', { timeout: 120_000 }, () => {
     expect(text).toContain('ANTHROPIC_API_KEY');
     expect(text).toContain('ANTHROPIC_BASE_URL');
     expect(text).toContain('Missing: ANTHROPIC_API_KEY');
+  });
+
+  it('shows who is signed in after a sign-in link, with an HttpOnly session cookie, and posts with the CSRF token', async () => {
+    const harness = await startHarness();
+    const link = await harness.signInLink('ada');
+    const page = await harness.openPage('browser-signed-in', undefined, async (fresh) => {
+      await fresh.goto(link);
+      await fresh.waitForURL(`${harness.server.url}/`);
+    });
+    await page.locator('#identity', { hasText: 'Signed in as Ada Lovelace' }).waitFor();
+    expect(await page.evaluate('document.cookie')).not.toContain('sb_session');
+    const [cookie] = (await page.context().cookies()).filter((candidate) => candidate.name === 'sb_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    await send(page, 'Hello from Ada');
+    await page.locator('.part-response', { hasText: 'You asked: Hello from Ada' }).waitFor();
+    expect(harness.pageErrors).toEqual([]);
+  });
+
+  it("refuses another browser a conversation that is not its own, and says so", async () => {
+    const harness = await startHarness();
+    const owner = await harness.openPage('browser-owned');
+    await send(owner, 'Mine');
+    await owner.locator('.part-response', { hasText: 'You asked: Mine' }).waitFor();
+
+    const context = await browser().newContext();
+    cleanups.push(() => context.close());
+    const intruder = await context.newPage();
+    intruder.setDefaultTimeout(UI_TIMEOUT_MS);
+    await intruder.goto(`${harness.server.url}/?c=browser-owned`);
+    await intruder.locator('#access-banner', { hasText: 'belongs to another browser' }).waitFor();
+    expect(await intruder.locator('#connection').getAttribute('data-state')).toBe('offline');
+    expect(await intruder.locator('.message-person').count()).toBe(0);
+    await send(intruder, 'Let me in');
+    await intruder.locator('.message-person[data-state="failed"]', { hasText: 'belongs to another browser' }).waitFor();
+    expect(await owner.locator('.message-person').count()).toBe(1);
   });
 });

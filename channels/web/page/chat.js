@@ -2,7 +2,11 @@
 /**
  * The web chat page. Plain browser JavaScript, no build step.
  *
- * - The conversation id comes from `?c=`, else localStorage, else is made up and remembered.
+ * - The browser's identity is the server's: `GET /api/chat/session` sets the signed, HttpOnly
+ *   `sb_session` cookie and answers the CSRF token, sent in `x-csrf-token` on every POST. A
+ *   browser signed in with a sign-in link is a person ("Signed in as …").
+ * - The conversation id comes from `?c=`, else localStorage, else is made up and remembered. A
+ *   conversation belongs to the browser that started it; another browser is refused it.
  * - Messages are POSTed with a client message id; a network error is retried once with the same
  *   id, so the server can drop the repeat.
  * - Replies arrive over Server-Sent Events; the browser resends Last-Event-ID when it reconnects,
@@ -26,6 +30,8 @@ const elements = {
   log: byId('log'),
   empty: byId('empty'),
   banner: byId('config-banner'),
+  accessBanner: byId('access-banner'),
+  identity: byId('identity'),
   connection: byId('connection'),
   form: byId('composer'),
   input: byId('message'),
@@ -45,6 +51,11 @@ const messages = new Map();
 /** Reply containers by turn id. */
 const turns = new Map();
 let lastEventId = '';
+
+/** The web session: its CSRF token and who the server says this browser is. */
+const session = { csrfToken: '', identity: '', person: null };
+/** The pending or done `GET /api/chat/session`, or null before the first and after a failure. */
+let sessionReady = null;
 
 function byId(id) {
   const element = document.getElementById(id);
@@ -118,6 +129,63 @@ function addToLog(node) {
   if (follow) elements.log.scrollTop = elements.log.scrollHeight;
 }
 
+/* ---------- the web session ---------- */
+
+function showIdentity() {
+  if (session.person !== null) {
+    elements.identity.textContent = 'Signed in as ' + session.person.name;
+    elements.identity.hidden = false;
+  } else {
+    elements.identity.textContent = '';
+    elements.identity.hidden = true;
+  }
+}
+
+async function loadSession() {
+  const response = await fetch('/api/chat/session', { credentials: 'same-origin' });
+  if (!response.ok) throw new Error('The session request answered ' + String(response.status));
+  const body = await response.json();
+  session.csrfToken = body && typeof body.csrfToken === 'string' ? body.csrfToken : '';
+  session.identity = body && typeof body.identity === 'string' ? body.identity : '';
+  const person = body && body.person && typeof body.person === 'object' ? body.person : null;
+  session.person = person !== null && typeof person.name === 'string' ? { id: person.id, name: person.name } : null;
+  showIdentity();
+}
+
+/** The session, loaded once; `renew` asks again (after a 401: the cookie expired or was revoked). */
+function ensureSession(renew) {
+  if (renew || sessionReady === null) {
+    sessionReady = loadSession().catch((error) => {
+      sessionReady = null;
+      throw error;
+    });
+  }
+  return sessionReady;
+}
+
+/** POSTs JSON with the CSRF token; after a 401 the session is renewed and the POST sent once more. */
+async function postJson(url, body) {
+  const send = () =>
+    fetch(url, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+      body: JSON.stringify(body),
+    });
+  await ensureSession(false);
+  const response = await send();
+  if (response.status !== 401) return response;
+  await ensureSession(true);
+  return send();
+}
+
+function showAccessProblem() {
+  const text = make('p', '', 'This conversation belongs to another browser, so it cannot be shown or continued here. ');
+  text.append('Use “New conversation” to start your own.');
+  elements.accessBanner.replaceChildren(text);
+  elements.accessBanner.hidden = false;
+}
+
 /* ---------- the person's messages ---------- */
 
 function setMessageState(entry, state, problem) {
@@ -153,11 +221,7 @@ function renderMessage(messageId, text, clientId) {
 }
 
 async function postOnce(entry) {
-  return fetch(apiBase + '/messages', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text: entry.text, id: entry.clientId }),
-  });
+  return postJson(apiBase + '/messages', { text: entry.text, id: entry.clientId });
 }
 
 async function problemOf(response) {
@@ -331,11 +395,8 @@ async function decideApproval(card, decision) {
   let response;
   let body;
   try {
-    response = await fetch('/api/approvals/' + encodeURIComponent(card.approvalId), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-switchboard-conversation': conversationId },
-      body: JSON.stringify(card.argsHash === undefined ? { decision } : { decision, argsHash: card.argsHash }),
-    });
+    const answer = card.argsHash === undefined ? { decision, conversationId } : { decision, conversationId, argsHash: card.argsHash };
+    response = await postJson('/api/approvals/' + encodeURIComponent(card.approvalId), answer);
     body = await response.json().catch(() => null);
   } catch {
     response = undefined;
@@ -506,13 +567,47 @@ function connect() {
   }
   source.addEventListener('error', () => {
     if (source.readyState === EventSource.CLOSED) {
-      // The browser gave up (e.g. the server answered an error): try again ourselves.
+      // The browser gave up (the server answered an error, or is gone): learn why, then try again.
       setConnection('offline', 'Offline, retrying…');
-      setTimeout(connect, RECONNECT_AFTER_CLOSE_MS);
+      void recoverStream();
     } else {
       setConnection('reconnecting', 'Reconnecting…');
     }
   });
+}
+
+/**
+ * After the stream was refused: a HEAD on it says why. 401 renews the session; 403 means the
+ * conversation is another browser's, which no retry changes.
+ */
+async function recoverStream() {
+  let status;
+  try {
+    status = (await fetch(apiBase + '/events', { method: 'HEAD', credentials: 'same-origin' })).status;
+  } catch {
+    status = 0;
+  }
+  if (status === 403) {
+    setConnection('offline', 'Not your conversation');
+    showAccessProblem();
+    return;
+  }
+  if (status === 401) await ensureSession(true).catch(() => undefined);
+  setTimeout(connect, RECONNECT_AFTER_CLOSE_MS);
+}
+
+/** Loads the session, then opens the stream (the stream needs the session cookie). */
+async function start() {
+  try {
+    await ensureSession(false);
+  } catch {
+    setConnection('offline', 'Offline, retrying…');
+    setTimeout(() => {
+      void start();
+    }, RECONNECT_AFTER_CLOSE_MS);
+    return;
+  }
+  connect();
 }
 
 /* ---------- configuration banner ---------- */
@@ -580,6 +675,6 @@ elements.conversationLabel.textContent =
   'Conversation ' + (conversationId.length > 16 ? conversationId.slice(0, 8) + '…' : conversationId) + '.';
 elements.conversationLabel.title = conversationId;
 setConnection('connecting', 'Connecting…');
-connect();
+void start();
 void showConfiguration();
 elements.input.focus();

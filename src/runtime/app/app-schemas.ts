@@ -8,11 +8,11 @@ import { CHANNEL_NAMES } from './app-types.ts';
 /** Actor names: what `actors/<name>.yaml` and `passTo` use. */
 const ACTOR_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
 
-/** Person ids and role names: lower-case letters, digits, `.`, `_` and `-`. */
-const PERSON_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$';
+/** Person ids, role names and schedule ids: lower-case letters, digits, `.`, `_` and `-`. */
+export const PERSON_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$';
 
 /** An E.164 phone number: `+`, then up to 15 digits, the first not 0. */
-const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
+export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
 
 const MID_TURN_MODES = ['steer', 'followup'];
 
@@ -105,6 +105,21 @@ const approval = {
   },
 };
 
+const schedule = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'cron', 'actor', 'prompt', 'to'],
+  properties: {
+    id: { ...personId, description: 'a schedule id of lower-case letters, digits, ".", "_" or "-"' },
+    cron: { ...nonEmptyText, description: 'a cron pattern such as "0 9 * * 1-5"' },
+    actor: actorName,
+    prompt: { ...nonEmptyText, description: 'the prompt, a non-empty text' },
+    to: { ...nonEmptyText, description: 'a person id or "<channel>:<address>"' },
+    timezone: { ...nonEmptyText, description: 'an IANA time zone such as Europe/London' },
+    enabled: { type: 'boolean' },
+  },
+};
+
 /** The schema of `switchboard.yaml`. */
 export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
   type: 'object',
@@ -120,5 +135,6 @@ export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
     },
     people: { type: 'array', items: person },
     approvals: { type: 'array', items: approval },
+    schedules: { type: 'array', items: schedule },
   },
 };

@@ -1,6 +1,6 @@
 /**
  * The shapes of a loaded app folder: what `switchboard.yaml` declares (channels, people,
- * approvals) and what {@link LoadedApp} hands to the runtime.
+ * approvals, schedules) and what {@link LoadedApp} hands to the runtime.
  */
 import type { ActorConfig, ActorLimits, MidTurnMode } from '../actor/actor-config.ts';
 
@@ -54,6 +54,44 @@ export interface ApprovalConfig {
   readonly expiresInMinutes: number;
 }
 
+/**
+ * The channels a schedule's `to` may name as `<channel>:<address>`, in the default order a person
+ * is reached in: {@link CHANNEL_NAMES} and `whatsapp` (whose addresses are E.164 numbers).
+ */
+export const RECIPIENT_CHANNELS = ['sms', 'whatsapp', 'email', 'slack', 'web'] as const;
+
+/** One of {@link RECIPIENT_CHANNELS}. */
+export type RecipientChannel = (typeof RECIPIENT_CHANNELS)[number];
+
+/** Default of {@link ScheduleConfig.timezone}. */
+export const DEFAULT_SCHEDULE_TIMEZONE = 'UTC';
+
+/**
+ * Who a schedule (or a notification) goes to: a known person, reached on a channel chosen when it
+ * fires, or an explicit channel address. For `web` the address is a conversation id.
+ */
+export type Recipient =
+  | { readonly personId: string }
+  | { readonly channel: string; readonly address: string };
+
+/** A proactive message: at each tick of `cron`, `actor` gets `prompt` and its answer goes to `to`. */
+export interface ScheduleConfig {
+  /** Stable id (`^[a-z0-9][a-z0-9._-]*$`), unique among the schedules. */
+  readonly id: string;
+  /** A cron pattern of 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first. */
+  readonly cron: string;
+  /** The actor that runs the tick's turn. */
+  readonly actor: string;
+  /** What the actor is asked at each tick, as if the recipient's conversation had received it. */
+  readonly prompt: string;
+  /** Where the answer goes. */
+  readonly to: Recipient;
+  /** IANA time zone `cron` is read in. Default {@link DEFAULT_SCHEDULE_TIMEZONE}. */
+  readonly timezone: string;
+  /** Whether the schedule fires. Default `true`. */
+  readonly enabled: boolean;
+}
+
 /** An actor file as written (`actors/<name>.yaml`), after schema validation. */
 export interface ActorFile {
   readonly name: string;
@@ -83,6 +121,16 @@ export interface SwitchboardConfig {
     readonly allowRequester?: boolean;
     readonly expiresInMinutes?: number;
   }[];
+  readonly schedules?: readonly {
+    readonly id: string;
+    readonly cron: string;
+    readonly actor: string;
+    readonly prompt: string;
+    /** A person id, or `<channel>:<address>` (`sms:+15550100`, `web:<conversation id>`). */
+    readonly to: string;
+    readonly timezone?: string;
+    readonly enabled?: boolean;
+  }[];
 }
 
 /** Everything an app folder declares, validated and with defaults filled. */
@@ -97,6 +145,11 @@ export interface LoadedApp {
   readonly channels: Readonly<Record<ChannelName, ChannelRoute>>;
   readonly people: readonly Person[];
   readonly approvals: readonly ApprovalConfig[];
+  /**
+   * Every schedule, disabled ones included, in file order. `loadApp` always sets it (`[]`
+   * when there are none); optional only so that apps built by hand in tests may leave it out.
+   */
+  readonly schedules?: readonly ScheduleConfig[];
   /** The names of the tools registered from `tools/`, sorted by file name. */
   readonly tools: readonly string[];
   /** `switchboard.yaml` as parsed. */

@@ -5,7 +5,7 @@ import { DEFAULT_ACTOR_LIMITS } from '../actor/actor-config.ts';
 import { resolveActors } from '../actor/resolved-actor.ts';
 import { appProblems, removeApps, toolModule, VALID_APP, writeApp, type AppFiles } from './app-test-fixtures.ts';
 import { DEFAULT_APPROVAL_EXPIRY_MINUTES } from './app-types.ts';
-import { loadApp } from './load-app.ts';
+import { BUILTIN_TOOLS_FILE, loadApp } from './load-app.ts';
 
 afterAll(removeApps);
 
@@ -223,6 +223,26 @@ describe('switchboard.yaml problems', () => {
   it('accepts an approval only the requester gives', async () => {
     const app = await load(withSwitchboard({ approvals: [{ tool: 'pay', approvers: [], allowRequester: true, expiresInMinutes: 5 }] }));
     expect(app.approvals).toEqual([{ tool: 'pay', approvers: [], allowRequester: true, expiresInMinutes: 5 }]);
+  });
+});
+
+describe('built-in tools', () => {
+  it('registers them with the people before actors and approvals are checked, and records a throw', async () => {
+    const seen: { people: string[]; approvalTools: string[] }[] = [];
+    const problems = await appProblems(
+      loadApp({
+        dir: writeApp({ ...VALID_APP, 'actors/writer.yaml': { name: 'writer', system: 'x', tools: ['builtin'] } }),
+        defaultModel: DEFAULT_MODEL,
+        registry: createToolRegistry(),
+        registerBuiltins: (registry, app) => {
+          seen.push({ people: app.people.map((person) => person.id), approvalTools: [...app.approvalTools] });
+          registry.register({ name: 'builtin', description: 'Built in.', scope: 'generalist', inputSchema: { type: 'object' }, handler: () => null });
+          throw new Error('second built-in refused');
+        },
+      }),
+    );
+    expect(seen).toEqual([{ people: ['sam'], approvalTools: ['pay'] }]);
+    expect(problems).toEqual([{ file: BUILTIN_TOOLS_FILE, message: 'second built-in refused' }]);
   });
 });
 

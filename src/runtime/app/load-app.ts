@@ -6,12 +6,13 @@ import { resolve } from 'node:path';
 import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
 import type { ActorConfig } from '../actor/actor-config.ts';
 import { appInvalidError, messageOf, AppProblems } from './app-problems.ts';
-import { CHANNEL_NAMES, type ChannelName, type ChannelRoute, type LoadedApp, type SwitchboardConfig } from './app-types.ts';
+import { CHANNEL_NAMES, type ChannelName, type ChannelRoute, type LoadedApp, type Person, type SwitchboardConfig } from './app-types.ts';
 import { loadActors, type LoadedActor } from './load-actors.ts';
 import { loadTools } from './load-tools.ts';
 import { readSwitchboardFile, SWITCHBOARD_FILE } from './read-switchboard-file.ts';
 import { resolveApprovals } from './resolve-approvals.ts';
 import { resolvePeople } from './resolve-people.ts';
+import { resolveSchedules } from './resolve-schedules.ts';
 
 /** The result of {@link loadApp}; the shapes it holds (`Person`, `ApprovalConfig`, ...) are in `app-types.ts`. */
 export type { LoadedApp } from './app-types.ts';
@@ -24,6 +25,34 @@ export interface LoadAppOptions {
   readonly defaultModel: string;
   /** Where the app's tools are registered. Tools registered before the call stay and may be listed by actors. */
   readonly registry: ToolRegistry;
+  /**
+   * Registers built-in tools that depend on the app (such as `notify`, which needs its people and
+   * whether `approvals` names it). Called once `switchboard.yaml` is read (with no people when it is
+   * invalid) and before actors' tools and `approvals` are checked, so both may name these tools. A
+   * throw is recorded as a problem of {@link BUILTIN_TOOLS_FILE}. Default: none.
+   */
+  readonly registerBuiltins?: (registry: ToolRegistry, app: BuiltinToolsContext) => void;
+}
+
+/** What {@link LoadAppOptions.registerBuiltins} knows of the app. */
+export interface BuiltinToolsContext {
+  /** The app's people, resolved; `[]` when `switchboard.yaml` is invalid. */
+  readonly people: readonly Person[];
+  /** The tool names that `approvals` lists. */
+  readonly approvalTools: ReadonlySet<string>;
+}
+
+/** The `file` of a problem raised by {@link LoadAppOptions.registerBuiltins}. */
+export const BUILTIN_TOOLS_FILE = '(built-in tools)';
+
+function registerBuiltins(options: LoadAppOptions, config: SwitchboardConfig | undefined, people: readonly Person[], problems: AppProblems): void {
+  if (options.registerBuiltins === undefined) return;
+  const approvalTools = new Set((config?.approvals ?? []).map((entry) => entry.tool));
+  try {
+    options.registerBuiltins(options.registry, { people, approvalTools });
+  } catch (error) {
+    problems.add(BUILTIN_TOOLS_FILE, undefined, messageOf(error));
+  }
 }
 
 function checkActorTools(actors: readonly LoadedActor[], registry: ToolRegistry, problems: AppProblems): void {
@@ -62,9 +91,9 @@ function resolveChannels(
  * - every tool module in `tools/` (`.ts`, `.js`, `.mjs`; not `*.test.*` nor names starting with
  *   `_`) is imported and its default export registered into `options.registry`;
  * - every `actors/<name>.yaml` becomes an {@link ActorConfig} (defaults filled), its tool names
- *   resolved against the registry;
+ *   resolved against the registry (after {@link LoadAppOptions.registerBuiltins} ran);
  * - `switchboard.yaml` gives the app name, the entry actor, channel routes (channels it leaves out go
- *   to the entry actor), people and approvals, all cross-checked.
+ *   to the entry actor), people, approvals and schedules, all cross-checked.
  *
  * Tools are registered as they load, so after a failure the registry may hold some of them.
  *
@@ -81,14 +110,17 @@ export async function loadApp(options: LoadAppOptions): Promise<LoadedApp> {
   const problems = new AppProblems();
   const tools = await loadTools(dir, options.registry, problems);
   const loadedActors = await loadActors(dir, options.defaultModel, problems);
-  checkActorTools(loadedActors, options.registry, problems);
   const actors: ActorConfig[] = loadedActors.map((actor) => actor.config);
   const config = await readSwitchboardFile(dir, problems);
+  const people = config === undefined ? [] : resolvePeople(config, problems);
+  registerBuiltins(options, config, people, problems);
+  checkActorTools(loadedActors, options.registry, problems);
   if (config === undefined) throw appInvalidError(dir, problems.list());
 
-  const channels = resolveChannels(config, new Set(actors.map((actor) => actor.name)), problems);
-  const people = resolvePeople(config, problems);
+  const actorNames = new Set(actors.map((actor) => actor.name));
+  const channels = resolveChannels(config, actorNames, problems);
   const approvals = resolveApprovals(config, people, options.registry, problems);
+  const schedules = resolveSchedules(config, actorNames, people, problems);
   if (problems.size > 0) throw appInvalidError(dir, problems.list());
-  return { name: config.app, entryActor: config.entryActor, actors, channels, people, approvals, tools, config };
+  return { name: config.app, entryActor: config.entryActor, actors, channels, people, approvals, schedules, tools, config };
 }

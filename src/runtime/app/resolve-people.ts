@@ -4,8 +4,24 @@ import { CHANNEL_NAMES, type ChannelName, type Person, type SwitchboardConfig } 
 import { SWITCHBOARD_FILE } from './read-switchboard-file.ts';
 
 /**
+ * A person's `web` addresses no longer identify anyone: browser identities are issued by the
+ * server, and a person proves who they are on the web with a one-time sign-in link.
+ */
+function refuseWebAddresses(entry: NonNullable<SwitchboardConfig['people']>[number], index: number, problems: AppProblems): void {
+  (entry.addresses.web ?? []).forEach((address, position) => {
+    problems.add(
+      SWITCHBOARD_FILE,
+      `people[${index}].addresses.web[${position}]`,
+      `"${address}" cannot identify ${entry.id}: web chat identities are issued by the server, so a web address proves nothing. ` +
+        `Remove it; ${entry.id} signs in on the web with a one-time sign-in link instead (\`npx switchboard invite ${entry.id}\`).`,
+    );
+  });
+}
+
+/**
  * Fills defaults (every channel's address list, `roles: []`), lower-cases email addresses and
- * records a problem for a person id used twice or an address that would identify two people.
+ * records a problem for a person id used twice, an address that would identify two people, or any
+ * `web` address (the web list is always empty: people sign in on the web with sign-in links).
  */
 export function resolvePeople(config: SwitchboardConfig, problems: AppProblems): Person[] {
   const firstById = new Map<string, number>();
@@ -16,7 +32,9 @@ export function resolvePeople(config: SwitchboardConfig, problems: AppProblems):
     else problems.add(SWITCHBOARD_FILE, `people[${index}].id`, `"${entry.id}" is already the id of people[${earlier}]`);
 
     const addresses: Record<ChannelName, readonly string[]> = { web: [], email: [], sms: [], slack: [] };
+    refuseWebAddresses(entry, index, problems);
     for (const channel of CHANNEL_NAMES) {
+      if (channel === 'web') continue;
       const given = entry.addresses[channel] ?? [];
       const list = channel === 'email' ? given.map((address) => address.toLowerCase()) : [...given];
       list.forEach((address, position) => {

@@ -7,12 +7,17 @@ export type ApprovalStatus = 'pending' | 'granted' | 'denied' | 'expired';
 export interface ChannelIdentity {
   /** Channel id: `web`, `email`, `sms`, `slack`, `whatsapp`. */
   readonly channel: string;
-  /** The channel's address of the person (`web:<conversation>`, an email address, an E.164 number, a Slack user id). */
+  /** The channel's address of the person (`web:<browser identity>`, an email address, an E.164 number, a Slack user id). */
   readonly address: string;
   /** The configured person, when the address belongs to one. */
   readonly personId?: string;
   /** Whether the channel verified the identity (DKIM/DMARC, a signed Slack request). */
   readonly verified?: boolean;
+  /**
+   * What the identity rested on, in words, for the audit trail (e.g. `web session cookie`,
+   * `web session cookie; sign-in link: invite by operator`). Never used to match identities.
+   */
+  readonly basis?: string;
 }
 
 /** One pending or decided approval, as saved in Redis before the request goes out. */

@@ -46,6 +46,8 @@ function compile(route: Route): CompiledRoute {
 
 const STATUS_BY_CODE: Partial<Record<SwitchboardError['code'], number>> = {
   'http.bad_request': 400,
+  'http.unauthorized': 401,
+  'http.forbidden': 403,
   'http.not_found': 404,
   'config.invalid': 503,
 };

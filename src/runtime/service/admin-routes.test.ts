@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../test/web/http-test-server.ts';
 import type { ApprovalAuditEntry, ApprovalRecord } from '../approvals/approval-types.ts';
-import { createAdminRoutes, escapeHtml } from './admin-routes.ts';
+import type { FailedDelivery } from '../../../queues/delivery-failures.ts';
+import { createAdminRoutes, describeDeliveryFailure, escapeHtml, type FailedDeliveriesQuery } from './admin-routes.ts';
 import { readOnlyApprovalStore } from '../../../test/support/read-only-approval-store.ts';
 import { sampleApproval } from '../../../test/support/approval-fixtures.ts';
 
@@ -42,6 +43,41 @@ const audits: Record<string, ApprovalAuditEntry[]> = {
 
 const fakeStore = readOnlyApprovalStore(records, audits);
 
+const failedDeliveries: FailedDelivery[] = [
+  {
+    failedAt: '2030-01-01T10:00:00.000Z',
+    channel: 'sms',
+    destination: { channel: 'sms', address: '+15550100' },
+    idempotencyKey: 'turn-1/part-0/sms',
+    trace: { sessionId: 'session-1', turnId: 'turn-1' },
+    attempts: 1,
+    reason: 'permanent',
+    code: 'delivery.permanent',
+    providerCode: '21610',
+    status: 400,
+    message: 'Attempt to send to unsubscribed recipient <img src=x onerror=alert(1)>',
+  },
+  {
+    failedAt: '2030-01-01T09:00:00.000Z',
+    channel: 'email',
+    destination: { channel: 'email', address: 'ops@example.com' },
+    idempotencyKey: 'turn-0/part-0/email',
+    attempts: 8,
+    reason: 'exhausted',
+    code: 'delivery.failed',
+    status: 503,
+    message: 'Service Unavailable',
+  },
+];
+
+const failureQueries: FailedDeliveriesQuery[] = [];
+
+function listFailures(query: FailedDeliveriesQuery): Promise<FailedDelivery[]> {
+  failureQueries.push(query);
+  const matching = failedDeliveries.filter((failure) => query.channel === undefined || failure.channel === query.channel);
+  return Promise.resolve(matching.slice(0, query.limit));
+}
+
 /** Pretends the request came from `x-test-remote` (a real socket cannot come from elsewhere in a test). */
 function fakeRemote(req: { headers: Record<string, unknown>; socket: object }): boolean {
   const remote = req.headers['x-test-remote'];
@@ -53,15 +89,20 @@ function fakeRemote(req: { headers: Record<string, unknown>; socket: object }): 
 
 let open: TestServer;
 let guarded: TestServer;
+let withoutFailures: TestServer;
 
 beforeAll(async () => {
-  open = await startTestServer(createAdminRoutes({ approvals: fakeStore, adminToken: undefined }), { intercept: (req) => fakeRemote(req) });
-  guarded = await startTestServer(createAdminRoutes({ approvals: fakeStore, adminToken: TOKEN }));
+  open = await startTestServer(createAdminRoutes({ approvals: fakeStore, adminToken: undefined, failures: listFailures }), {
+    intercept: (req) => fakeRemote(req),
+  });
+  guarded = await startTestServer(createAdminRoutes({ approvals: fakeStore, adminToken: TOKEN, failures: listFailures }));
+  withoutFailures = await startTestServer(createAdminRoutes({ approvals: fakeStore, adminToken: undefined }));
 });
 
 afterAll(async () => {
   await open.close();
   await guarded.close();
+  await withoutFailures.close();
 });
 
 describe('access', () => {
@@ -73,7 +114,7 @@ describe('access', () => {
   });
 
   it('refuses other clients with 403 when no token is set', async () => {
-    for (const path of ['/admin', '/admin/api/approvals', '/admin/api/approvals/appr-yes']) {
+    for (const path of ['/admin', '/admin/api/approvals', '/admin/api/approvals/appr-yes', '/admin/api/deliveries/failed']) {
       const response = await fetch(`${open.url}${path}`, { headers: { 'x-test-remote': '203.0.113.9' } });
       expect(response.status).toBe(403);
       expect(await response.text()).toContain('ADMIN_TOKEN');
@@ -88,6 +129,9 @@ describe('access', () => {
     }
     const ok = await fetch(`${guarded.url}/admin`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
+    expect((await fetch(`${guarded.url}/admin/api/deliveries/failed`)).status).toBe(401);
+    const failures = await fetch(`${guarded.url}/admin/api/deliveries/failed`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(failures.status).toBe(200);
   });
 });
 
@@ -108,6 +152,50 @@ describe('GET /admin', () => {
     expect(html).toContain('boss (email boss@example.com), verified at 2030-01-01T08:05:00.000Z');
     expect(html).toContain('refused by sms +15550100: not an approver');
     expect(html).toContain('requested by web web:conv-1');
+  });
+});
+
+describe('failed deliveries', () => {
+  it('are shown on the page with their reason in words, all escaped', async () => {
+    const html = await (await fetch(`${open.url}/admin`)).text();
+    expect(html).toContain('Failed deliveries (2)');
+    expect(html).not.toContain('<img src=x onerror=alert(1)>');
+    const [optedOut, exhausted] = failedDeliveries;
+    if (optedOut === undefined || exhausted === undefined) throw new Error('fixtures missing');
+    expect(html).toContain(escapeHtml(describeDeliveryFailure(optedOut)));
+    expect(describeDeliveryFailure(optedOut)).toContain('The provider refused it; not retried');
+    expect(describeDeliveryFailure(optedOut)).toContain('(HTTP 400, provider code 21610)');
+    expect(html).toContain(escapeHtml(describeDeliveryFailure(exhausted)));
+    expect(describeDeliveryFailure(exhausted)).toBe('Gave up after 8 failed attempts; the last one: Service Unavailable (HTTP 503)');
+    expect(html).toContain('session-1 / turn-1');
+    expect(html.indexOf('turn-1/part-0/sms')).toBeLessThan(html.indexOf('turn-0/part-0/email'));
+  });
+
+  it('are listed as JSON with a description, by channel and up to a limit', async () => {
+    type Listed = { failures: (FailedDelivery & { description: string })[] };
+    const all = (await (await fetch(`${open.url}/admin/api/deliveries/failed`)).json()) as Listed;
+    expect(all.failures.map((failure) => failure.idempotencyKey)).toEqual(['turn-1/part-0/sms', 'turn-0/part-0/email']);
+    expect(all.failures[0]).toMatchObject({ reason: 'permanent', providerCode: '21610', trace: { sessionId: 'session-1' } });
+    expect(all.failures[0]?.description).toBe(describeDeliveryFailure(failedDeliveries[0] as FailedDelivery));
+    const email = (await (await fetch(`${open.url}/admin/api/deliveries/failed?channel=email&limit=5`)).json()) as Listed;
+    expect(email.failures.map((failure) => failure.channel)).toEqual(['email']);
+    expect(failureQueries).toContainEqual({ channel: 'email', limit: 5 });
+  });
+
+  it('refuses a bad limit with 400, and answers 404 where failures are not wired', async () => {
+    for (const limit of ['0', '101', 'ten', '1.5']) {
+      expect((await fetch(`${open.url}/admin/api/deliveries/failed?limit=${limit}`)).status).toBe(400);
+    }
+    expect((await fetch(`${withoutFailures.url}/admin/api/deliveries/failed`)).status).toBe(404);
+    expect(await (await fetch(`${withoutFailures.url}/admin`)).text()).not.toContain('Failed deliveries');
+  });
+
+  it('describe an unknown outcome and a stalled worker in words', () => {
+    const base = failedDeliveries[1] as FailedDelivery;
+    expect(describeDeliveryFailure({ ...base, reason: 'unconfirmed' })).toContain('Check with the provider before sending it again');
+    expect(describeDeliveryFailure({ ...base, reason: 'stalled', message: 'job stalled more than allowable limit' })).toContain(
+      'stopped responding too often (job stalled more than allowable limit)',
+    );
   });
 });
 

@@ -1,26 +1,40 @@
 /**
- * The operator's view of approvals: `GET /admin` (an HTML page listing pending, decided and expired
- * approvals with their audit trails), `GET /admin/api/approvals?status=` and
- * `GET /admin/api/approvals/:id` (JSON). With an admin token every request needs
- * `Authorization: Bearer <token>`; without one only loopback clients are served.
+ * The operator's view: `GET /admin` (an HTML page with queue depths, turns in progress, deliveries
+ * that failed for good, and pending, decided and expired approvals with their audit trails),
+ * `GET /admin/api/approvals?status=`, `GET /admin/api/approvals/:id` and
+ * `GET /admin/api/deliveries/failed?channel=&limit=` (JSON). With an admin token every request
+ * needs `Authorization: Bearer <token>`; without one only loopback clients are served.
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FailedDelivery } from '../../../queues/delivery-failures.ts';
 import { summarizeArgs } from '../../protocol/envelope/approval-surface.ts';
 import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore, ChannelIdentity } from '../approvals/approval-types.ts';
 import { sendJson, type Route } from '../http/router.ts';
 
-/** Options of {@link createAdminRoutes}. */
 /** What the operator page shows besides approvals: queue depths and sessions with a turn in progress. */
 export interface OperationsSnapshot {
   readonly queues: readonly { readonly queue: string; readonly counts: Readonly<Record<string, number>> }[];
   readonly sessions: readonly { readonly sessionId: string; readonly turnId: string; readonly actor: string; readonly status: string; readonly startedAt: string; readonly waitingFor?: string }[];
 }
 
+/** Which failed deliveries to show: of one channel, or of all; at most `limit`, newest first. */
+export interface FailedDeliveriesQuery {
+  readonly channel?: string;
+  readonly limit: number;
+}
+
+/** Options of {@link createAdminRoutes}. */
 export interface AdminRoutesOptions {
   /** Queue and session views; omitted from the page when not given. */
   readonly operations?: () => Promise<OperationsSnapshot>;
+  /**
+   * Deliveries that failed for good, newest first, e.g. `(query) => deliveryFailures.list(query)`
+   * (see `queues/delivery-failures.ts`). Without it the page has no such section and
+   * `GET /admin/api/deliveries/failed` answers 404.
+   */
+  readonly failures?: (query: FailedDeliveriesQuery) => Promise<readonly FailedDelivery[]>;
   readonly approvals: ApprovalStore;
   /** Bearer token of the operator pages; `undefined`: loopback clients only. */
   readonly adminToken: string | undefined;
@@ -28,7 +42,7 @@ export interface AdminRoutesOptions {
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'granted', 'denied', 'expired'];
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-/** How many approvals the page and the list endpoint show at most. */
+/** How many approvals, or failed deliveries, the page and the list endpoints show at most. */
 const LIST_LIMIT = 100;
 
 function digest(text: string): Buffer {
@@ -128,7 +142,48 @@ function renderOperations(snapshot: OperationsSnapshot | undefined): string {
 <table><thead><tr><th>Session</th><th>Turn</th><th>Actor</th><th>Status</th><th>Started</th><th>Waiting for</th></tr></thead><tbody>${sessionRows}</tbody></table>`;
 }
 
-async function renderPage(store: ApprovalStore, operations?: () => Promise<OperationsSnapshot>): Promise<string> {
+/** Why a delivery failed for good, in words for an operator. */
+export function describeDeliveryFailure(failure: FailedDelivery): string {
+  const facts = [failure.status === undefined ? '' : `HTTP ${String(failure.status)}`, failure.providerCode === undefined ? '' : `provider code ${failure.providerCode}`];
+  const provider = facts.filter((fact) => fact !== '').join(', ');
+  const detail = provider === '' ? failure.message : `${failure.message} (${provider})`;
+  switch (failure.reason) {
+    case 'permanent':
+      return `The provider refused it; not retried: ${detail}`;
+    case 'exhausted':
+      return `Gave up after ${String(failure.attempts)} failed attempts; the last one: ${detail}`;
+    case 'unconfirmed':
+      return 'Not sent again: an earlier attempt may have reached the provider, but its outcome was never recorded. Check with the provider before sending it again.';
+    case 'stalled':
+      return `The worker sending it stopped responding too often (${failure.message}); it may or may not have been sent.`;
+  }
+}
+
+const FAILURE_HEADINGS = ['Failed at', 'Channel', 'Destination', 'Session / turn', 'Attempts', 'Reason', 'Error code', 'Idempotency key'];
+
+function renderFailures(failures: readonly FailedDelivery[] | undefined): string {
+  if (failures === undefined) return '';
+  const rows = failures.map((failure) =>
+    [
+      `<tr class="failure-${escapeHtml(failure.reason)}">`,
+      cell(failure.failedAt),
+      cell(failure.channel),
+      cell(failure.destination.address),
+      cell(failure.trace === undefined ? '' : [failure.trace.sessionId, failure.trace.turnId ?? ''].filter((id) => id !== '').join(' / ')),
+      cell(String(failure.attempts)),
+      cell(describeDeliveryFailure(failure)),
+      `<td><code>${escapeHtml(failure.code)}</code></td>`,
+      `<td><code>${escapeHtml(failure.idempotencyKey)}</code></td>`,
+      '</tr>',
+    ].join(''),
+  );
+  const body = rows.length === 0 ? `<tr><td colspan="${String(FAILURE_HEADINGS.length)}">None.</td></tr>` : rows.join('\n');
+  return `<h1>Failed deliveries (${String(rows.length)})</h1>
+<table><thead><tr>${FAILURE_HEADINGS.map((heading) => `<th>${heading}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+async function renderPage(options: AdminRoutesOptions): Promise<string> {
+  const { approvals: store, operations, failures } = options;
   const [pending, granted, denied, expired] = await Promise.all(STATUSES.map((status) => store.list({ status, limit: LIST_LIMIT })));
   const decided = [...(granted ?? []), ...(denied ?? [])].sort((a, b) => (b.createdAt < a.createdAt ? -1 : b.createdAt > a.createdAt ? 1 : 0));
   const sections: [string, readonly ApprovalRecord[]][] = [
@@ -145,6 +200,7 @@ async function renderPage(store: ApprovalStore, operations?: () => Promise<Opera
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>switchboard: operations</title><style>${STYLE}</style></head>
 <body>${renderOperations(operations === undefined ? undefined : await operations())}
+${renderFailures(failures === undefined ? undefined : await failures({ limit: LIST_LIMIT }))}
 <h1>Approvals</h1>
 ${rendered.join('\n')}
 </body></html>`;
@@ -165,7 +221,9 @@ function sendHtml(res: ServerResponse, html: string): void {
  * Creates the operator routes for approvals:
  * - `GET /admin`: the HTML page, pending / decided / expired, newest first, each with its audit trail;
  * - `GET /admin/api/approvals?status=pending|granted|denied|expired`: `{ approvals: ApprovalRecord[] }`;
- * - `GET /admin/api/approvals/:id`: `{ approval: ApprovalRecord, audit: ApprovalAuditEntry[] }`, 404 when unknown.
+ * - `GET /admin/api/approvals/:id`: `{ approval: ApprovalRecord, audit: ApprovalAuditEntry[] }`, 404 when unknown;
+ * - `GET /admin/api/deliveries/failed?channel=&limit=`: `{ failures: (FailedDelivery & { description })[] }`,
+ *   newest first, at most `limit` (1 to 100, default 100); 404 when `options.failures` is not given.
  *
  * @example
  * const routes = [...createAdminRoutes({ approvals: store, adminToken: env.adminToken }), ...otherRoutes];
@@ -178,7 +236,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       pattern: '/admin',
       async handler({ req, res }) {
         if (!authorize(req, res, adminToken)) return;
-        sendHtml(res, await renderPage(approvals, options.operations));
+        sendHtml(res, await renderPage(options));
       },
     },
     {
@@ -209,6 +267,27 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
         }
         res.setHeader('cache-control', 'no-store');
         sendJson(res, 200, { approval, audit: await approvals.audit(id) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/admin/api/deliveries/failed',
+      async handler({ req, res, url }) {
+        if (!authorize(req, res, adminToken)) return;
+        if (options.failures === undefined) {
+          sendJson(res, 404, { error: { code: 'http.not_found', message: 'Failed deliveries are not available in this process.' } });
+          return;
+        }
+        const limitText = url.searchParams.get('limit');
+        const limit = limitText === null ? LIST_LIMIT : Number(limitText);
+        if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT) {
+          sendJson(res, 400, { error: { code: 'http.bad_request', message: `limit must be a whole number from 1 to ${String(LIST_LIMIT)}.`, details: { field: 'limit' } } });
+          return;
+        }
+        const channel = url.searchParams.get('channel');
+        const failures = await options.failures(channel === null ? { limit } : { channel, limit });
+        res.setHeader('cache-control', 'no-store');
+        sendJson(res, 200, { failures: failures.map((failure) => ({ ...failure, description: describeDeliveryFailure(failure) })) });
       },
     },
   ];

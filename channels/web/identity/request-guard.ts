@@ -1,0 +1,77 @@
+/**
+ * Checks on every state-changing request of the web chat, after its session is known: the CSRF
+ * token (HMAC of `csrf:<sid>` under the session secret, sent in `x-csrf-token`), an `Origin` that
+ * is this service's, and a JSON body.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { SwitchboardError } from '../../../src/protocol/errors.ts';
+import { hmac, safeEqual } from './signing.ts';
+
+/** The header the page sends its CSRF token in. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** The CSRF token of a session: HMAC-SHA256 of `csrf:<sid>` under the session secret, base64url. */
+export function csrfTokenFor(secret: string, sid: string): string {
+  return hmac(secret, `csrf:${sid}`);
+}
+
+function forbidden(message: string, reason: string): SwitchboardError {
+  return new SwitchboardError('http.forbidden', message, { details: { reason } });
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The origin the request was addressed to, from its `Host` header and whether it came over TLS. */
+function ownOrigin(req: IncomingMessage): string | undefined {
+  const host = header(req, 'host');
+  if (host === undefined || host.length === 0) return undefined;
+  const encrypted = (req.socket as Partial<TLSSocket>).encrypted === true;
+  return `${encrypted ? 'https' : 'http'}://${host.toLowerCase()}`;
+}
+
+/**
+ * Refuses a cross-site request: an `Origin` header, when present, must be `PUBLIC_URL`'s origin or
+ * the request's own. Browsers send `Origin` on every POST, so a page elsewhere cannot pass.
+ *
+ * @throws SwitchboardError `http.forbidden` (403).
+ */
+export function checkOrigin(req: IncomingMessage, publicUrl: string): void {
+  const origin = header(req, 'origin');
+  if (origin === undefined) return;
+  const allowed = [new URL(publicUrl).origin, ownOrigin(req)];
+  if (!allowed.includes(origin.toLowerCase())) {
+    throw forbidden(`Requests from ${JSON.stringify(origin)} are not accepted here; only this service's own pages may post.`, 'origin');
+  }
+}
+
+/**
+ * Refuses a body that is not JSON (`content-type: application/json`).
+ *
+ * @throws SwitchboardError `http.bad_request` (400) naming `content-type`.
+ */
+export function checkJsonBody(req: IncomingMessage): void {
+  const type = header(req, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new SwitchboardError('http.bad_request', 'The body must be JSON, sent with "content-type: application/json".', { details: { field: 'content-type' } });
+  }
+}
+
+/**
+ * Everything a state-changing request of a session must pass: {@link checkOrigin}, the CSRF token
+ * in {@link CSRF_HEADER} (compared in constant time), and {@link checkJsonBody}.
+ *
+ * @throws SwitchboardError `http.forbidden` (403) for the origin or the token, `http.bad_request`
+ *   (400) for the body type.
+ */
+export function checkSessionPost(req: IncomingMessage, options: { readonly secret: string; readonly sid: string; readonly publicUrl: string }): void {
+  checkOrigin(req, options.publicUrl);
+  const token = header(req, CSRF_HEADER);
+  if (token === undefined || !safeEqual(token, csrfTokenFor(options.secret, options.sid))) {
+    throw forbidden(`The request lacks a valid ${CSRF_HEADER} header. Reload the page and try again.`, 'csrf');
+  }
+  checkJsonBody(req);
+}

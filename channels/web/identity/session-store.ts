@@ -1,0 +1,99 @@
+/**
+ * Web sessions in Redis: `<prefix>:web:sid:<sid>` holds `{ identity, personId?, basis, createdAt }`
+ * as JSON with a long TTL that every use refreshes. Deleting the key revokes the session: its
+ * cookie, however well signed, no longer identifies anyone.
+ */
+import type { Redis } from 'ioredis';
+import { randomToken } from './signing.ts';
+
+/** Default of {@link SessionStoreOptions.ttlMs}: 30 days. */
+export const DEFAULT_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** What the server keeps about one browser session. */
+export interface SessionRecord {
+  /** The browser's identity, `b_` + 128-bit random base64url; the sender is `web:<identity>`. */
+  readonly identity: string;
+  /** The configured person the browser signed in as, if it did. */
+  readonly personId?: string;
+  /** What the session rests on: `web session cookie`, `invite by operator`, `link sent to <address>`. */
+  readonly basis: string;
+  /** ISO 8601. */
+  readonly createdAt: string;
+}
+
+/** A session: its record and the id its cookie carries. */
+export interface WebSession extends SessionRecord {
+  /** 128-bit random base64url; secret (it is the cookie), never logged nor shown. */
+  readonly sid: string;
+}
+
+/** Options of {@link createSessionStore}. */
+export interface SessionStoreOptions {
+  readonly redis: Redis;
+  /** Key prefix, e.g. `sb`. */
+  readonly prefix: string;
+  /** How long a session lives after its last use, in ms. Default {@link DEFAULT_SESSION_TTL_MS}. */
+  readonly ttlMs?: number;
+}
+
+/** The session records of the web chat. */
+export interface SessionStore {
+  /** How long a session lives after its last use, in ms. */
+  readonly ttlMs: number;
+  /** Saves a new session under a fresh sid. */
+  create(record: SessionRecord): Promise<WebSession>;
+  /** The session, its TTL refreshed; `undefined` when unknown, expired or revoked. */
+  get(sid: string): Promise<WebSession | undefined>;
+  /** Revokes a session. */
+  revoke(sid: string): Promise<void>;
+}
+
+function parseRecord(raw: string): SessionRecord | undefined {
+  try {
+    const value = JSON.parse(raw) as Partial<SessionRecord>;
+    if (typeof value.identity !== 'string' || typeof value.basis !== 'string' || typeof value.createdAt !== 'string') return undefined;
+    const base = { identity: value.identity, basis: value.basis, createdAt: value.createdAt };
+    return typeof value.personId === 'string' ? { ...base, personId: value.personId } : base;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `value` has the shape of a browser identity (`b_` + 22 characters of base64url). */
+export function isBrowserIdentity(value: string): boolean {
+  return /^b_[A-Za-z0-9_-]{22}$/.test(value);
+}
+
+/** A fresh browser identity: `b_` + 128-bit random base64url. */
+export function newBrowserIdentity(): string {
+  return `b_${randomToken()}`;
+}
+
+/**
+ * Creates the session store.
+ *
+ * @example
+ * const sessions = createSessionStore({ redis, prefix: 'sb' });
+ * const session = await sessions.create({ identity: newBrowserIdentity(), basis: 'web session cookie', createdAt });
+ */
+export function createSessionStore(options: SessionStoreOptions): SessionStore {
+  const { redis, prefix } = options;
+  const ttlMs = options.ttlMs ?? DEFAULT_SESSION_TTL_MS;
+  const keyOf = (sid: string): string => `${prefix}:web:sid:${sid}`;
+  return {
+    ttlMs,
+    async create(record) {
+      const sid = randomToken();
+      await redis.set(keyOf(sid), JSON.stringify(record), 'PX', ttlMs);
+      return { ...record, sid };
+    },
+    async get(sid) {
+      const raw = await redis.getex(keyOf(sid), 'PX', ttlMs);
+      const record = raw === null ? undefined : parseRecord(raw);
+      return record === undefined ? undefined : { ...record, sid };
+    },
+    async revoke(sid) {
+      await redis.del(keyOf(sid));
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The small cryptographic pieces of the web identity: random tokens, HMAC-SHA256 under the session
+ * secret, and comparisons that take the same time whatever the input.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Bytes of every random token (session ids, identities, sign-in tokens): 128 bits. */
+const TOKEN_BYTES = 16;
+
+/** A 128-bit random token as base64url: 22 characters of `A-Z a-z 0-9 - _`. */
+export function randomToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** Whether `value` has the shape of {@link randomToken}'s output. */
+export function isRandomToken(value: string): boolean {
+  return /^[A-Za-z0-9_-]{22}$/.test(value);
+}
+
+/** HMAC-SHA256 of `text` under `secret`, as base64url (43 characters). */
+export function hmac(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text, 'utf8').digest('base64url');
+}
+
+/** SHA-256 of `text` as hex: how one-time tokens are stored, so Redis never holds a usable one. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Compares two strings in constant time. Both are hashed first, so neither their contents nor the
+ * length of the expected one leak through timing.
+ */
+export function safeEqual(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given, 'utf8').digest();
+  const b = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(a, b);
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
+import { createDeliveryFailures, type FailedDelivery } from './delivery-failures.ts';
+import { useTestResources } from './queue-test-kit.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const resources = useTestResources(redisUrl);
+
+function failure(key: string, failedAt: string, extra: Partial<FailedDelivery> = {}): FailedDelivery {
+  return {
+    failedAt,
+    channel: 'sms',
+    destination: { channel: 'sms', address: '+15550100' },
+    idempotencyKey: key,
+    trace: { sessionId: 's-1', turnId: 't-1' },
+    attempts: 1,
+    reason: 'permanent',
+    code: 'delivery.permanent',
+    providerCode: '21610',
+    status: 400,
+    message: 'Attempt to send to unsubscribed recipient',
+    ...extra,
+  };
+}
+
+describe('createDeliveryFailures', () => {
+  it('lists records newest first, by channel and up to a limit', async () => {
+    const failures = createDeliveryFailures({ redis: resources.redis('worker'), prefix: prefix() });
+    const now = Date.now();
+    await failures.record(failure('k1', new Date(now - 3000).toISOString()));
+    await failures.record(failure('k2', new Date(now - 1000).toISOString(), { channel: 'email' }));
+    await failures.record(failure('k3', new Date(now - 2000).toISOString()));
+
+    expect((await failures.list()).map((record) => record.idempotencyKey)).toEqual(['k2', 'k3', 'k1']);
+    expect((await failures.list({ channel: 'sms' })).map((record) => record.idempotencyKey)).toEqual(['k3', 'k1']);
+    expect((await failures.list({ limit: 1 })).map((record) => record.idempotencyKey)).toEqual(['k2']);
+    expect((await failures.list())[1]).toEqual(failure('k3', new Date(now - 2000).toISOString()));
+  });
+
+  it('keeps one record per idempotency key, and forgets it on request', async () => {
+    const failures = createDeliveryFailures({ redis: resources.redis('worker'), prefix: prefix() });
+    await failures.record(failure('k1', new Date(Date.now() - 1000).toISOString(), { reason: 'exhausted', attempts: 8 }));
+    await failures.record(failure('k1', new Date().toISOString(), { reason: 'stalled', attempts: 9 }));
+    expect(await failures.list()).toMatchObject([{ idempotencyKey: 'k1', reason: 'stalled', attempts: 9 }]);
+    await failures.forget('k1');
+    expect(await failures.list()).toEqual([]);
+  });
+
+  it('keeps at most maxEntries records, younger than ttlMs, in keys that expire', async () => {
+    const redis = resources.redis('worker');
+    const failures = createDeliveryFailures({ redis, prefix: prefix(), maxEntries: 2, ttlMs: 60_000 });
+    const now = Date.now();
+    await failures.record(failure('too-old', new Date(now - 120_000).toISOString()));
+    for (const [i, key] of ['k1', 'k2', 'k3'].entries()) {
+      await failures.record(failure(key, new Date(now + i).toISOString()));
+    }
+    expect((await failures.list()).map((record) => record.idempotencyKey)).toEqual(['k3', 'k2']);
+    expect(await redis.hlen(`${prefix()}:delivery-failures:data`)).toBe(2);
+    const ttl = await redis.pttl(`${prefix()}:delivery-failures`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+});

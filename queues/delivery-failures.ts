@@ -1,0 +1,126 @@
+/**
+ * The log of deliveries that failed for good, for operators: newest first, capped, and expiring.
+ * A sorted set `<prefix>:delivery-failures` (member sha256(idempotency key), score failure time)
+ * indexes a hash `<prefix>:delivery-failures:data` of the records as JSON. One record per
+ * idempotency key: recording the same key again replaces it. Each write trims the log to
+ * `maxEntries` and to entries younger than `ttlMs`, and pushes the keys' expiry to `ttlMs`.
+ */
+import type { Redis } from 'ioredis';
+import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
+import { sha256Hex } from './job-ids.ts';
+import type { DeliveryErrorSummary, DeliveryTrace } from './outbound-types.ts';
+import type { Destination } from '../src/runtime/injection.ts';
+import { checkPrefix } from './redis-connections.ts';
+
+/**
+ * Why a delivery failed for good: `permanent` (the provider refused it), `exhausted` (every
+ * attempt failed), `unconfirmed` (an earlier attempt may have sent it, so it was not sent again),
+ * `stalled` (the worker running it stopped responding too often).
+ */
+export type DeliveryFailureReason = 'permanent' | 'exhausted' | 'unconfirmed' | 'stalled';
+
+/** One delivery that failed for good. JSON-serialisable. */
+export interface FailedDelivery extends DeliveryErrorSummary {
+  /** ISO 8601 time of the final failure. */
+  readonly failedAt: string;
+  readonly channel: string;
+  readonly destination: Destination;
+  readonly idempotencyKey: string;
+  readonly trace?: DeliveryTrace;
+  /** Attempts made, the last one included. */
+  readonly attempts: number;
+  readonly reason: DeliveryFailureReason;
+}
+
+/** Options of {@link createDeliveryFailures}. */
+export interface DeliveryFailuresOptions {
+  /** Client for the log's commands. Never closed here. */
+  readonly redis: Redis;
+  /** Key prefix. Default `sb`. */
+  readonly prefix?: string;
+  /** Most records kept; older ones are dropped on the next write. Default 1000. */
+  readonly maxEntries?: number;
+  /** How long a record is kept, in milliseconds. Default 1209600000 (14 days). */
+  readonly ttlMs?: number;
+}
+
+/** The failed-delivery log; see {@link createDeliveryFailures}. */
+export interface DeliveryFailures {
+  /** Records (or replaces) the final failure of `failure.idempotencyKey`. */
+  record(failure: FailedDelivery): Promise<void>;
+  /** Drops the record of `idempotencyKey`, e.g. after an operator's retry succeeded. */
+  forget(idempotencyKey: string): Promise<void>;
+  /**
+   * The records, newest first, optionally of one channel only.
+   *
+   * @param options.limit - Most records returned. Default 100.
+   */
+  list(options?: { readonly channel?: string; readonly limit?: number }): Promise<FailedDelivery[]>;
+}
+
+/** KEYS: index, data. ARGV: member, now, record JSON, maxEntries, ttlMs. */
+const RECORD = defineScript(`
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[5]))
+local over = redis.call('ZRANGE', KEYS[1], 0, -(tonumber(ARGV[4]) + 1))
+for _, list in ipairs({old, over}) do
+  for _, member in ipairs(list) do
+    redis.call('ZREM', KEYS[1], member)
+    redis.call('HDEL', KEYS[2], member)
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return 1
+`);
+
+function parseRecord(json: string | null): FailedDelivery | undefined {
+  if (json === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null ? (value as FailedDelivery) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Creates the failed-delivery log on `options.redis`. The outbound workers write to it; the
+ * operator page reads it.
+ *
+ * @example
+ * const failures = createDeliveryFailures({ redis, prefix: 'sb' });
+ * const recent = await failures.list({ channel: 'sms', limit: 20 });
+ */
+export function createDeliveryFailures(options: DeliveryFailuresOptions): DeliveryFailures {
+  const { redis } = options;
+  const prefix = checkPrefix(options.prefix);
+  const maxEntries = Math.max(1, options.maxEntries ?? 1000);
+  const ttlMs = options.ttlMs ?? 14 * 24 * 60 * 60 * 1000;
+  const indexKey = `${prefix}:delivery-failures`;
+  const dataKey = `${indexKey}:data`;
+
+  return {
+    async record(failure) {
+      const at = Date.parse(failure.failedAt);
+      const now = Number.isNaN(at) ? Date.now() : at;
+      const args = [sha256Hex(failure.idempotencyKey), now, JSON.stringify(failure), maxEntries, ttlMs];
+      await runScript(redis, RECORD, [indexKey, dataKey], args);
+    },
+    async forget(idempotencyKey) {
+      const member = sha256Hex(idempotencyKey);
+      await redis.multi().zrem(indexKey, member).hdel(dataKey, member).exec();
+    },
+    async list(query = {}) {
+      const limit = Math.max(0, query.limit ?? 100);
+      const members = await redis.zrevrange(indexKey, 0, maxEntries - 1);
+      if (members.length === 0 || limit === 0) return [];
+      const records = (await redis.hmget(dataKey, ...members)).map(parseRecord);
+      return records
+        .filter((record): record is FailedDelivery => record !== undefined)
+        .filter((record) => query.channel === undefined || record.channel === query.channel)
+        .slice(0, limit);
+    },
+  };
+}

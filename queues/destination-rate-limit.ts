@@ -1,0 +1,109 @@
+/**
+ * A rate limit per destination (channel + address), shared by every worker through Redis: a
+ * sliding-window log of the sends granted in the last window, plus a fair line of the deliveries
+ * waiting for a slot. One Lua script decides, on the Redis server's clock, so workers on machines
+ * with skewed clocks still agree.
+ *
+ * A delivery is granted a slot when fewer than `max` sends were granted in the last `durationMs`
+ * and no delivery that was held back earlier is still waiting ahead of it. Otherwise it joins the
+ * line (once) and is told how long to wait: the time at which the slots ahead of it will have
+ * been used and freed again, so deliveries held back together wake up one after another, in line
+ * order, instead of all at once. A place in the line lapses `waiterGraceMs` after its wake-up
+ * time (a job that was removed, or failed elsewhere), so a vanished job holds up the others for
+ * at most that long; a lapsed delivery that does come back joins the end of the line.
+ *
+ * Keys: `<prefix>:outbound-rate:{<channel>:<sha256(address)>}:<sent|line|leases|seq>`, one hash
+ * tag per destination so the four keys share a Redis Cluster slot. They expire once idle.
+ */
+import type { Redis } from 'ioredis';
+import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
+import { sha256Hex } from './job-ids.ts';
+import type { ChannelRateLimit } from './outbound-types.ts';
+import { checkPrefix } from './redis-connections.ts';
+
+/**
+ * KEYS: sent (zset: grant id -> time), line (zset: job id -> order), leases (hash: job id ->
+ * expiry), seq (counter). ARGV: job id, max, durationMs, graceMs.
+ * Returns 0 when the send may go now, otherwise the wait in milliseconds.
+ */
+const ACQUIRE = defineScript(`
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local me, max, window, grace = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+while true do
+  local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if head == nil or head == me then break end
+  if tonumber(redis.call('HGET', KEYS[3], head) or '0') > now then break end
+  redis.call('ZREM', KEYS[2], head)
+  redis.call('HDEL', KEYS[3], head)
+end
+local sent = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+local free = max - #sent / 2
+local rank = redis.call('ZRANK', KEYS[2], me)
+if rank == false then rank = redis.call('ZCARD', KEYS[2]) end
+local wait = 0
+if rank < free then
+  redis.call('ZADD', KEYS[1], now, redis.call('INCR', KEYS[4]))
+  redis.call('ZREM', KEYS[2], me)
+  redis.call('HDEL', KEYS[3], me)
+else
+  local index = rank % max
+  local slot = now
+  if index >= free then slot = tonumber(sent[(index - free) * 2 + 2]) + window end
+  wait = slot + window * math.floor(rank / max) - now
+  if redis.call('ZSCORE', KEYS[2], me) == false then
+    redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[4]), me)
+  end
+  redis.call('HSET', KEYS[3], me, now + wait + grace)
+end
+local last = redis.call('ZRANGE', KEYS[2], -1, -1)[1]
+local idle = window
+if last ~= nil then idle = math.max(idle, tonumber(redis.call('HGET', KEYS[3], last) or '0') - now) end
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], idle + window) end
+return wait
+`);
+
+/** Options of {@link createDestinationRateLimit}. */
+export interface DestinationRateLimitOptions {
+  /** Client for the limiter's script. Never closed here. */
+  readonly redis: Redis;
+  /** Key prefix. Default `sb`. */
+  readonly prefix?: string;
+  /**
+   * How long past its wake-up time a held-back delivery keeps its place in line, in milliseconds.
+   * Default 15000.
+   */
+  readonly waiterGraceMs?: number;
+}
+
+/** The per-destination limiter; see {@link createDestinationRateLimit}. */
+export interface DestinationRateLimit {
+  /**
+   * Takes a send slot for `jobId` towards (`channel`, `address`) under `limit`. Resolves to 0 when
+   * the send may go now (the slot is then used), otherwise to the time to wait before asking
+   * again, in milliseconds; `jobId` keeps its place in line meanwhile. Ask again with the same
+   * `jobId`.
+   */
+  acquire(channel: string, address: string, jobId: string, limit: ChannelRateLimit): Promise<number>;
+}
+
+/** The Redis key of one part of the limiter state of (`channel`, `address`). */
+export function destinationRateKey(prefix: string, channel: string, address: string, part: string): string {
+  return `${prefix}:outbound-rate:{${channel}:${sha256Hex(address)}}:${part}`;
+}
+
+/** Creates the per-destination limiter on `options.redis`. */
+export function createDestinationRateLimit(options: DestinationRateLimitOptions): DestinationRateLimit {
+  const prefix = checkPrefix(options.prefix);
+  const waiterGraceMs = options.waiterGraceMs ?? 15_000;
+  return {
+    async acquire(channel, address, jobId, limit) {
+      const max = Math.max(1, Math.floor(limit.max));
+      const durationMs = Math.max(1, Math.ceil(limit.durationMs));
+      const keys = ['sent', 'line', 'leases', 'seq'].map((part) => destinationRateKey(prefix, channel, address, part));
+      const reply = await runScript(options.redis, ACQUIRE, keys, [jobId, max, durationMs, waiterGraceMs]);
+      return Math.max(0, Number(reply));
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * What an outbound worker does with one delivery job: wait for the destination's rate limit (in
+ * the delayed set, without using an attempt), send once through the delivery ledger, decide
+ * whether a failure is retried or final, record final failures, and report every attempt.
+ */
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { SwitchboardError } from '../src/protocol/errors.ts';
+import type { OnceEnvelope } from './add-once.ts';
+import { DeliveryError, summarizeDeliveryError } from './delivery-error.ts';
+import type { DeliveryFailureReason, DeliveryFailures } from './delivery-failures.ts';
+import type { DeliveryLedger } from './delivery-ledger.ts';
+import type { DestinationRateLimit } from './destination-rate-limit.ts';
+import type { ChannelSender, DeliveryAttemptEvent, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
+import type { RetryDelays } from './retry-delay.ts';
+
+/** The data of an outbound job. */
+export type OutboundJobData = OnceEnvelope<OutboundDelivery>;
+
+/** An outbound job as the processor sees it. */
+export type OutboundJob = Job<OutboundJobData, SendReceipt>;
+
+/** What {@link createDeliveryProcessor} works with; one per channel. */
+export interface DeliveryProcessorOptions {
+  readonly sender: ChannelSender;
+  readonly ledger: DeliveryLedger;
+  readonly failures: DeliveryFailures;
+  readonly rateLimit: DestinationRateLimit;
+  readonly retryDelays: RetryDelays;
+  /** Called once per attempt and per deferral; a rejection goes to `onError`. */
+  readonly onAttempt: ((event: DeliveryAttemptEvent) => Promise<void>) | undefined;
+  /** Called when the provider throttled the channel and said for how long, in milliseconds. */
+  readonly onThrottled: (retryAfterMs: number) => Promise<void>;
+  readonly onError: (error: Error) => void;
+}
+
+/** The processor of one channel's outbound jobs. */
+export interface DeliveryProcessor {
+  /** The BullMQ processor function. */
+  readonly process: (job: OutboundJob, token?: string) => Promise<SendReceipt>;
+  /**
+   * For the worker's `failed` event: records and reports a final failure that BullMQ decided
+   * without the processor (a job that stalled too often). Other failures are ignored here.
+   */
+  readonly failedOutside: (job: OutboundJob, error: Error) => Promise<void>;
+}
+
+/** The send of an earlier attempt may have gone through: never final-retried, never resent. */
+class UnconfirmedSendError extends SwitchboardError {}
+
+const UNCONFIRMED_MESSAGE =
+  'an earlier attempt may have sent this delivery (intent recorded, no outcome); ' +
+  'not sending again because the sender is not provider-idempotent';
+
+function toError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
+}
+
+/** Creates the processor of one channel's outbound jobs. */
+export function createDeliveryProcessor(options: DeliveryProcessorOptions): DeliveryProcessor {
+  const { sender, ledger, failures, onError } = options;
+  /** Errors this processor handed to BullMQ, so the `failed` event can tell them apart. */
+  const settled = new WeakSet<Error>();
+  const logError = (thrown: unknown): void => {
+    onError(toError(thrown));
+  };
+
+  const report = async (event: DeliveryAttemptEvent): Promise<void> => {
+    if (options.onAttempt === undefined) return;
+    try {
+      await options.onAttempt(event);
+    } catch (thrown) {
+      logError(thrown);
+    }
+  };
+
+  const fail = async (job: OutboundJob, attempt: number, summary: DeliveryErrorSummary, reason: DeliveryFailureReason): Promise<void> => {
+    const delivery = job.data.item;
+    const { channel, destination, idempotencyKey, trace } = delivery;
+    const failedAt = new Date().toISOString();
+    const record = { ...summary, failedAt, channel, destination, idempotencyKey, attempts: attempt, reason };
+    await failures.record(trace === undefined ? record : { ...record, trace }).catch(logError);
+    await report({ delivery, attempt, outcome: 'failed', error: summary });
+  };
+
+  /** Moves the job back to delayed when its destination is over its limit; `true` if it did. */
+  const deferred = async (job: OutboundJob, token: string, attempt: number): Promise<boolean> => {
+    const limit = sender.destinationRateLimit;
+    if (limit === undefined) return false;
+    const delivery = job.data.item;
+    const holder = job.id ?? delivery.idempotencyKey;
+    const waitMs = await options.rateLimit.acquire(delivery.channel, delivery.destination.address, holder, limit);
+    if (waitMs <= 0) return false;
+    const nextAttemptAt = Date.now() + waitMs;
+    const message = `held back by the destination rate limit (${limit.max} per ${limit.durationMs} ms)`;
+    await report({ delivery, attempt, outcome: 'deferred', error: { code: 'delivery.rate_limited', message }, nextAttemptAt });
+    await job.moveToDelayed(nextAttemptAt, token);
+    return true;
+  };
+
+  /** Sends unless the ledger knows better; `afterFailure` when an earlier send had failed. */
+  const send = async (job: OutboundJob): Promise<{ receipt: SendReceipt; afterFailure: boolean }> => {
+    const delivery = job.data.item;
+    const key = delivery.idempotencyKey;
+    const begun = await ledger.begin(key, job.id ?? '', sender.providerIdempotent ?? false);
+    if (begun.kind === 'sent') return { receipt: begun.receipt, afterFailure: false };
+    if (begun.kind === 'unconfirmed') throw new UnconfirmedSendError('delivery.failed', UNCONFIRMED_MESSAGE);
+    let receipt: SendReceipt;
+    try {
+      receipt = await sender.send(delivery);
+    } catch (thrown) {
+      await ledger.recordFailure(key, toError(thrown).message).catch(logError);
+      throw thrown;
+    }
+    await ledger.recordReceipt(key, receipt);
+    return { receipt, afterFailure: begun.previous === 'failed' };
+  };
+
+  /** Reports a failed attempt and returns what to throw to BullMQ (retry or final). */
+  const settle = async (job: OutboundJob, attempt: number, thrown: unknown): Promise<Error> => {
+    const summary = summarizeDeliveryError(thrown);
+    if (thrown instanceof DeliveryError && thrown.code === 'delivery.rate_limited' && thrown.retryAfterMs !== undefined) {
+      await options.onThrottled(thrown.retryAfterMs).catch(logError);
+    }
+    const reason: DeliveryFailureReason | undefined =
+      thrown instanceof UnconfirmedSendError
+        ? 'unconfirmed'
+        : thrown instanceof DeliveryError && thrown.permanent
+          ? 'permanent'
+          : attempt >= (job.opts.attempts ?? 1)
+            ? 'exhausted'
+            : undefined;
+    let error = toError(thrown);
+    if (reason === undefined) {
+      const nextAttemptAt = Date.now() + options.retryDelays.plan(error, attempt, summary.retryAfterMs);
+      await report({ delivery: job.data.item, attempt, outcome: 'retry', error: summary, nextAttemptAt });
+    } else {
+      await fail(job, attempt, summary, reason);
+      if (reason !== 'exhausted') error = new UnrecoverableError(`${summary.code}: ${summary.message}`);
+    }
+    settled.add(error);
+    return error;
+  };
+
+  return {
+    process: async (job, token) => {
+      if (token === undefined) throw new SwitchboardError('internal', 'BullMQ gave the delivery processor no job token');
+      const attempt = job.attemptsMade + 1;
+      let result: { receipt: SendReceipt; afterFailure: boolean } | undefined;
+      try {
+        if (!(await deferred(job, token, attempt))) result = await send(job);
+      } catch (thrown) {
+        throw await settle(job, attempt, thrown);
+      }
+      if (result === undefined) throw new DelayedError();
+      const delivery = job.data.item;
+      if (result.afterFailure) await failures.forget(delivery.idempotencyKey).catch(logError);
+      await report({ delivery, attempt, outcome: 'sent', receipt: result.receipt });
+      return result.receipt;
+    },
+    failedOutside: async (job, error) => {
+      if (settled.has(error) || job.finishedOn === undefined) return;
+      await fail(job, Math.max(1, job.attemptsMade), { code: 'delivery.failed', message: error.message }, 'stalled');
+    },
+  };
+}
