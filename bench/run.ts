@@ -5,6 +5,7 @@
  *
  * Options (environment, bench only): BENCH_MESSAGES (default 2000), BENCH_CONVERSATIONS (default 100).
  */
+import { createWebClient } from '../test/web/web-client.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,13 +59,12 @@ async function runSwitchboard(redisUrl: string): Promise<Summary> {
   tracker.started(performance.now());
   await Promise.all(
     ids.map(async (conversation, index) => {
+      // One browser per conversation, with its session cookie and CSRF token, as the page has.
+      const browser = createWebClient(service.url ?? '');
+      await browser.session();
       for (let message = 0; message < perConversation && index * perConversation + message < messages; message += 1) {
         const key = `${conversation}_${message}`;
-        const response = await fetch(`${service.url ?? ''}/api/chat/${conversation}/messages`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ text: key, id: key }),
-        });
+        const response = await browser.post(`/api/chat/${conversation}/messages`, { text: key, id: key });
         if (response.status !== 202) throw new Error(`POST answered ${response.status}`);
         tracker.accepted(key, performance.now());
       }

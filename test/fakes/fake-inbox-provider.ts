@@ -49,21 +49,21 @@ export async function startFakeInboxProvider(token = 'inbox-test-token'): Promis
   const server = createServer((req, res) => {
     void (async () => {
       const record = (status: number): void => { seen.push({ status, at: Date.now() }); };
-      if (req.method !== 'POST' || req.url !== '/v1/messages') return answer(res, 404, { error: 'not_found' });
+      if (req.method !== 'POST' || req.url !== '/v1/messages') { answer(res, 404, { error: 'not_found' }); return; }
       if (req.headers.authorization !== `Bearer ${token}`) {
         record(401);
-        return answer(res, 401, { error: 'unauthorized' });
+        answer(res, 401, { error: 'unauthorized' }); return;
       }
       const body = (await readJson(req)) as Partial<Record<'to' | 'text' | 'idempotencyKey', unknown>>;
       const failure = failures.shift();
       if (failure !== undefined) {
         record(failure.status);
         const headers: Record<string, string> = failure.retryAfterSeconds === undefined ? {} : { 'retry-after': String(failure.retryAfterSeconds) };
-        return answer(res, failure.status, { error: failure.status === 400 ? 'invalid_recipient' : 'try_later' }, headers);
+        answer(res, failure.status, { error: failure.status === 400 ? 'invalid_recipient' : 'try_later' }, headers); return;
       }
       if (typeof body.to !== 'string' || typeof body.text !== 'string' || typeof body.idempotencyKey !== 'string') {
         record(400);
-        return answer(res, 400, { error: 'bad_request' });
+        answer(res, 400, { error: 'bad_request' }); return;
       }
       record(201);
       const message = { id: `msg_${accepted.length + 1}`, to: body.to, text: body.text, idempotencyKey: body.idempotencyKey, at: Date.now() };

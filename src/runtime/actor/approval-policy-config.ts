@@ -15,7 +15,7 @@ export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The approvers of `tool` from the app's `approvals` and `people`: person ids and `role:<name>`
- * entries become every address those people have on every channel. A tool without an entry has no
+ * entries become every address those people have on every channel, plus the person themselves. A tool without an entry has no
  * approvers: its requests can only expire (fail closed).
  */
 export function approverPlan(tool: string, approvals: readonly ApprovalConfig[], people: readonly Person[]): ApproverPlan {
@@ -26,8 +26,11 @@ export function approverPlan(tool: string, approvals: readonly ApprovalConfig[],
       approver.startsWith(ROLE_APPROVER_PREFIX) ? person.roles.includes(approver.slice(ROLE_APPROVER_PREFIX.length)) : approver === person.id,
     ),
   );
-  const approvers = chosen.flatMap((person) =>
-    Object.entries(person.addresses).flatMap(([channel, addresses]) => addresses.map((address) => ({ channel, address, personId: person.id }))),
-  );
+  // Each person also as themselves (`person:<id>`), so a person with no address on a channel (a
+  // web approver who signs in with a link) still matches by person id once a channel verified them.
+  const approvers = chosen.flatMap((person) => [
+    { channel: 'person', address: person.id, personId: person.id },
+    ...Object.entries(person.addresses).flatMap(([channel, addresses]) => addresses.map((address) => ({ channel, address, personId: person.id }))),
+  ]);
   return { approvers, allowRequester: entry.allowRequester, ttlMs: entry.expiresInMinutes * 60_000 };
 }

@@ -55,7 +55,8 @@ function tokenMatches(given: string, expected: string): boolean {
 }
 
 /** Whether the request may see the operator pages; answers 401 / 403 itself when not. */
-function authorize(req: IncomingMessage, res: ServerResponse, adminToken: string | undefined): boolean {
+/** Lets an operator request through (bearer `ADMIN_TOKEN`, or loopback when unset); answers 401/403 otherwise. */
+export function authorize(req: IncomingMessage, res: ServerResponse, adminToken: string | undefined): boolean {
   if (adminToken !== undefined) {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header);
@@ -80,7 +81,8 @@ export function escapeHtml(text: string): string {
 function operatorLabel(identity: ChannelIdentity | undefined): string {
   if (identity === undefined) return 'system';
   const who = identity.personId === undefined ? `${identity.channel} ${identity.address}` : `${identity.personId} (${identity.channel} ${identity.address})`;
-  return identity.verified === true ? `${who}, verified` : who;
+  const label = identity.verified === true ? `${who}, verified` : who;
+  return identity.basis === undefined ? label : `${label}, by ${identity.basis}`;
 }
 
 function describeAudit(entry: ApprovalAuditEntry): string {

@@ -15,7 +15,9 @@ import { createTurnStateRegistry } from '../../protocol/turn-states/turn-state-r
 import { resolveActors } from '../actor/resolved-actor.ts';
 import { loadApp } from '../app/load-app.ts';
 import { createApprovalStore } from '../approvals/redis-approval-store.ts';
+import { createEventLog } from '../session/event-log.ts';
 import { createSessionStore } from '../session/session-store.ts';
+import { deliveryLogEntry } from '../../../queues/delivery-log-entry.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
 import { wireChannels, type WiredChannels } from './channel-wiring.ts';
 import { createAppScheduler, enabledChannelIds, registerNotify } from './proactive-wiring.ts';
@@ -40,9 +42,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const modules = options.channels ?? CHANNEL_MODULES;
   const enabledChannels = enabledChannelIds(modules, env);
   const tenantId = options.tenantId ?? 'default';
-  let wired: WiredChannels | undefined;
+  const late: { channels?: WiredChannels } = {};
   const registry = createToolRegistry();
-  const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry, registerBuiltins: registerNotify(enabledChannels, () => wired) });
+  const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry, registerBuiltins: registerNotify(enabledChannels, () => late.channels) });
   const envModel = modelFromEnv(env);
   const modelStatus = options.model === undefined ? envModel : { configured: true, missing: [] };
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
@@ -50,6 +52,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const inboundQueue = createInboundQueue({ connection, prefix });
   const turnQueue = createTurnQueue({ connection, prefix });
   const approvals = createApprovalStore({ redis, prefix });
+  const eventLog = createEventLog({ redis, prefix });
   const approvalRuntime = createApprovalRuntime({ store: approvals, turnQueue, connection, prefix, logger });
   const channels = await wireChannels({
     modules,
@@ -70,10 +73,18 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       decide: (attempt) => approvalRuntime.decide(attempt),
       approvals,
     },
-    createOutbound: (senders) => createOutbound({ connection, prefix, senders, onError: (error) => { logger.error({ err: error }, 'outbound'); } }),
+    createOutbound: (senders) => createOutbound({
+      connection,
+      prefix,
+      senders,
+      onError: (error) => { logger.error({ err: error }, 'outbound'); },
+      onAttempt: async (event) => {
+        if (event.delivery.trace !== undefined) await eventLog.append(event.delivery.trace.sessionId, deliveryLogEntry(event));
+      },
+    }),
     runSingleton: createSingletonRunner({ redis, prefix, logger }),
   });
-  wired = channels;
+  late.channels = channels;
   approvalRuntime.attach(channels);
   const scheduler = createAppScheduler({ app, enabledChannels, tenantId, connection, prefix, logger, enqueue: (injection) => inboundQueue.enqueue(injection) });
   await scheduler.sync();

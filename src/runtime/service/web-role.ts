@@ -5,14 +5,23 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter, type Route } from '../http/router.ts';
-import { createAdminRoutes } from './admin-routes.ts';
+import { createDeliveryFailures } from '../../../queues/delivery-failures.ts';
+import { createInviteRoute } from '../../../channels/web/identity/invite-route.ts';
+import { authorize, createAdminRoutes } from './admin-routes.ts';
 import { createOpsRoutes } from './ops-routes.ts';
 import type { ServiceCore } from './service-core.ts';
 
 function adminRoutes(core: ServiceCore): Route[] {
-  const { sessions, queueStats } = core;
-  return createAdminRoutes({
+  const { sessions, queueStats, env } = core;
+  const failures = createDeliveryFailures({ redis: core.redis, prefix: core.prefix });
+  const invites = createInviteRoute({
+    links: { redis: core.redis, prefix: core.prefix, publicUrl: env.publicUrl },
+    people: core.app.people,
+    authorize: (req, res) => authorize(req, res, env.adminToken),
+  });
+  return [invites, ...createAdminRoutes({
     approvals: core.approvals,
+    failures: (query) => failures.list(query),
     adminToken: core.env.adminToken,
     operations: async () => ({
       queues: await queueStats.counts(),
@@ -25,7 +34,7 @@ function adminRoutes(core: ServiceCore): Route[] {
         ...(turn.wait === undefined ? {} : { waitingFor: `${turn.wait.turnState}${turn.wait.ref === undefined ? '' : ` ${turn.wait.ref}`} until ${turn.wait.until}` }),
       })),
     }),
-  });
+  })];
 }
 
 /** Starts the HTTP server; resolves to its base URL and what closes it. */
