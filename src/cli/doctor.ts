@@ -1,13 +1,11 @@
 import { Redis } from 'ioredis';
+import type { ChannelModule, DoctorCheck } from '../../channels/channel.ts';
+import { CHANNEL_MODULES } from '../../channels/registry.ts';
 import type { SwitchboardEnv } from '../config/env-types.ts';
 import { startEmbeddedRedis } from '../runtime/redis/embedded-redis.ts';
 
 /** One line of the doctor's table. */
-interface Check {
-  readonly name: string;
-  readonly status: 'ok' | 'fail' | 'off';
-  readonly detail: string;
-}
+type Check = DoctorCheck;
 
 async function checkRedis(env: SwitchboardEnv): Promise<Check> {
   if (env.redis.mode === 'external') {
@@ -56,18 +54,30 @@ async function checkModel(env: SwitchboardEnv): Promise<Check> {
   }
 }
 
-function channelChecks(env: SwitchboardEnv): Check[] {
-  const checks: Check[] = [{ name: 'channel web', status: 'ok', detail: `served at ${env.publicUrl}` }];
-  const pending = 'configured, but this version of switchboard does not run this channel yet';
-  checks.push(env.email === undefined ? { name: 'channel email', status: 'off', detail: 'IMAP_URL unset' } : { name: 'channel email', status: 'fail', detail: pending });
-  checks.push(env.sms === undefined ? { name: 'channel sms', status: 'off', detail: 'Twilio credentials unset' } : { name: 'channel sms', status: 'fail', detail: pending });
-  checks.push(env.slack === undefined ? { name: 'channel slack', status: 'off', detail: 'Slack credentials unset' } : { name: 'channel slack', status: 'fail', detail: pending });
+/** Channels the environment configures that no registered module serves yet. */
+const NOT_YET_SERVED: readonly { readonly id: string; readonly on: (env: SwitchboardEnv) => boolean; readonly off: string }[] = [
+  { id: 'email', on: (env) => env.email !== undefined, off: 'IMAP_URL unset' },
+  { id: 'sms', on: (env) => env.sms !== undefined, off: 'Twilio credentials unset' },
+  { id: 'slack', on: (env) => env.slack !== undefined, off: 'Slack credentials unset' },
+];
+
+async function channelChecks(env: SwitchboardEnv, modules: readonly ChannelModule[]): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const module of modules) {
+    if (module.enabled(env)) checks.push(...(await module.doctor(env)));
+    else checks.push({ name: `channel ${module.id}`, status: 'off', detail: `not configured (${module.envVariables.join(', ')})` });
+  }
+  for (const channel of NOT_YET_SERVED.filter((candidate) => !modules.some((module) => module.id === candidate.id))) {
+    checks.push(channel.on(env)
+      ? { name: `channel ${channel.id}`, status: 'fail', detail: 'configured, but this version of switchboard does not run this channel yet' }
+      : { name: `channel ${channel.id}`, status: 'off', detail: channel.off });
+  }
   return checks;
 }
 
 /** Checks Redis, the model endpoint and every channel; prints a table; resolves to the exit code. */
-export async function runDoctor(env: SwitchboardEnv, out: { write(text: string): unknown }): Promise<number> {
-  const checks = [await checkRedis(env), await checkModel(env), ...channelChecks(env)];
+export async function runDoctor(env: SwitchboardEnv, out: { write(text: string): unknown }, modules: readonly ChannelModule[] = CHANNEL_MODULES): Promise<number> {
+  const checks = [await checkRedis(env), await checkModel(env), ...(await channelChecks(env, modules))];
   const width = Math.max(...checks.map((check) => check.name.length));
   for (const check of checks) out.write(`${check.name.padEnd(width)}  ${check.status.toUpperCase().padEnd(4)}  ${check.detail}\n`);
   const failed = checks.filter((check) => check.status === 'fail').length;
