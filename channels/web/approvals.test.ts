@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord, DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
-import { useRedisClients } from '../../test/web/redis-client.ts';
+import { useRedisClients } from '../../test/support/redis-clients.ts';
 import { createTestIdentity } from '../../test/web/test-identity.ts';
 import { createWebClient, type WebClient } from '../../test/web/web-client.ts';
 import { checkWebChatEvent } from './stream/chat-event.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
-import { useRedisClients } from '../../test/web/redis-client.ts';
+import { useRedisClients } from '../../test/support/redis-clients.ts';
 import { openSse, type SseClient } from '../../test/web/sse-client.ts';
 import { createTestIdentity } from '../../test/web/test-identity.ts';
 import { createWebClient, type WebClient } from '../../test/web/web-client.ts';

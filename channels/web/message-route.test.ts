@@ -3,7 +3,7 @@ import type { Injection } from '../../src/runtime/injection.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { startTestServer, type TestServer } from '../../test/web/http-test-server.ts';
-import { useRedisClients } from '../../test/web/redis-client.ts';
+import { useRedisClients } from '../../test/support/redis-clients.ts';
 import { createTestIdentity } from '../../test/web/test-identity.ts';
 import { createWebClient, type WebClient } from '../../test/web/web-client.ts';
 import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';

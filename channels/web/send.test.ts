@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
-import { useRedisClients } from '../../test/web/redis-client.ts';
+import { useRedisClients } from '../../test/support/redis-clients.ts';
 import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';
 import { createWebSender, type WebDelivery } from './send.ts';
 

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { redeemSignInToken } from '../../channels/web/identity/sign-in-links.ts';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
-import { useRedisClients } from '../../test/web/redis-client.ts';
+import { useRedisClients } from '../../test/support/redis-clients.ts';
 import { runInviteCommand } from './invite-command.ts';
 import { main } from './main.ts';
 import { readPeople } from './read-people.ts';

@@ -9,7 +9,7 @@ import { fencedSet } from '../../channels/kit/lease/fenced-write.ts';
 import { readLeaseHolder } from '../../channels/kit/lease/lease-keys.ts';
 import { useKeyPrefix, useRedis } from '../support/redis.ts';
 import { startLeaseChild, type LeaseChild } from './lease-children.ts';
-import { useRedisClients } from './redis-clients.ts';
+import { useRedisClients } from '../support/redis-clients.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);

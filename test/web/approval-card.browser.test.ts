@@ -15,7 +15,7 @@ import type { WebApprovalDecision } from '../../channels/web/approvals.ts';
 import { createWebRoutes } from '../../channels/web/inbound.ts';
 import { useKeyPrefix, useRedis } from '../support/redis.ts';
 import { startTestServer, type TestServer } from './http-test-server.ts';
-import { useRedisClients } from './redis-client.ts';
+import { useRedisClients } from '../support/redis-clients.ts';
 import { createTestIdentity } from './test-identity.ts';
 import { createWebClient } from './web-client.ts';
 import { useBrowser } from '../support/browser.ts';

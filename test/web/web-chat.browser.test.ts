@@ -14,7 +14,7 @@ import { createWebRoutes, type WebChatStatus } from '../../channels/web/inbound.
 import { createWebSender, type WebSender } from '../../channels/web/send.ts';
 import { useKeyPrefix, useRedis } from '../support/redis.ts';
 import { startTestServer, type TestServer } from './http-test-server.ts';
-import { useRedisClients } from './redis-client.ts';
+import { useRedisClients } from '../support/redis-clients.ts';
 import { createTestIdentity } from './test-identity.ts';
 import { issueSignInLink } from '../../channels/web/identity/sign-in-links.ts';
 import { useBrowser } from '../support/browser.ts';

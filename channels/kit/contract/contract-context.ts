@@ -5,7 +5,8 @@
  */
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import type { ChannelContext } from '../../channel.ts';
+import { afterEach, beforeEach } from 'vitest';
+import type { ChannelAdaptor, ChannelContext } from '../../channel.ts';
 import { createInboundQueue } from '../../../queues/inbound-queue.ts';
 import { loadEnv } from '../../../src/config/env.ts';
 import type { RawEnv } from '../../../src/config/env-variables.ts';
@@ -59,6 +60,44 @@ export function createContractContext(options: ContractContextOptions): Contract
     async close() {
       await inbound.close();
       await redis.quit();
+    },
+  };
+}
+
+/** Options of {@link useContractAdaptor}. */
+export interface ContractAdaptorOptions {
+  readonly redisUrl: () => string;
+  readonly prefix: () => string;
+  /** The people the channel sees. Default none. */
+  readonly people?: readonly Person[];
+  readonly create: (context: ChannelContext) => Promise<ChannelAdaptor>;
+}
+
+/**
+ * Creates a fresh context and adaptor before each test and closes both after it. Register it after
+ * any hook the adaptor's creation depends on (a fake provider).
+ */
+export function useContractAdaptor(options: ContractAdaptorOptions): { adaptor(): ChannelAdaptor; context(): ChannelContext } {
+  let opened: ContractContext | undefined;
+  let adaptor: ChannelAdaptor | undefined;
+  beforeEach(async () => {
+    opened = createContractContext({ redisUrl: options.redisUrl(), prefix: options.prefix(), app: peopleOnlyApp(options.people ?? []) });
+    adaptor = await options.create(opened.context);
+  });
+  afterEach(async () => {
+    await adaptor?.close();
+    await opened?.close();
+    adaptor = undefined;
+    opened = undefined;
+  });
+  return {
+    adaptor() {
+      if (adaptor === undefined) throw new Error('The adaptor exists only inside a test.');
+      return adaptor;
+    },
+    context() {
+      if (opened === undefined) throw new Error('The context exists only inside a test.');
+      return opened.context;
     },
   };
 }

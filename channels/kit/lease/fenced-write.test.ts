@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SwitchboardError } from '../../../src/protocol/errors.ts';
-import { useRedisClients } from '../../../test/kit/redis-clients.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { defineFencedScript, fencedHset, fencedSet, runFencedScript } from './fenced-write.ts';
 import { createLease } from './lease.ts';

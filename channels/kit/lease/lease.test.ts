@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { createManualClock } from '../../../test/kit/manual-clock.ts';
-import { useRedisClients } from '../../../test/kit/redis-clients.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { createLease } from './lease.ts';
 import { fenceCounterKey, readLatestToken, readLeaseHolder } from './lease-keys.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SwitchboardError } from '../../../src/protocol/errors.ts';
-import { useRedisClients } from '../../../test/kit/redis-clients.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { createLease, type Fence } from './lease.ts';
 import { readLeaseHolder } from './lease-keys.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
-import { useRedisClients } from '../../../test/web/redis-client.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { checkOrigin, checkSessionPost, csrfTokenFor } from './request-guard.ts';
 import { readSessionCookie, sessionCookieHeader } from './session-cookie.ts';
 import { resolveSessionSecret, sessionSecretKey } from './session-secret.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
-import { useRedisClients } from '../../../test/web/redis-client.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import type { WebChatEvent } from './chat-event.ts';
 import { createWebEventStore, type StoredWebChatEvent, type WebEventStore, type WebEventStoreOptions } from './event-store.ts';
 
