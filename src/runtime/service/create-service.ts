@@ -98,6 +98,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     queueStats: createQueueStats({ connection, prefix, queues: ['inbound', 'turns', 'approval-expiry'] }),
     approvals, approvalRuntime,
     sessions: createSessionStore({ redis, prefix }),
+    eventLog,
     channels,
     scheduler,
   };

@@ -16,6 +16,7 @@ import type { ResolvedActor } from '../actor/resolved-actor.ts';
 import type { LoadedApp } from '../app/app-types.ts';
 import type { ApprovalStore } from '../approvals/approval-types.ts';
 import type { ModelClient } from '../model/model-types.ts';
+import type { EventLog } from '../session/event-log.ts';
 import type { SessionStore } from '../session/session-store.ts';
 import type { ApprovalRuntime } from './approval-runtime.ts';
 import type { WiredChannels } from './channel-wiring.ts';
@@ -43,6 +44,8 @@ export interface ServiceCore {
   readonly approvals: ApprovalStore;
   readonly approvalRuntime: ApprovalRuntime;
   readonly sessions: SessionStore;
+  /** The per-session event log. */
+  readonly eventLog: EventLog;
   readonly channels: WiredChannels;
   /** The app's `schedules:`; its worker runs in worker roles. */
   readonly scheduler: Scheduler;

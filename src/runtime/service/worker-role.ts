@@ -15,7 +15,7 @@ import { CHANNEL_NAMES, type ChannelName } from '../app/app-types.ts';
 import { createSettlement } from '../delivery/settle-turn.ts';
 import { createTurnDelivery } from '../delivery/turn-delivery.ts';
 import { createToolRouter } from '../router/tool-router.ts';
-import { createEventLog, type EventLog } from '../session/event-log.ts';
+import type { EventLog } from '../session/event-log.ts';
 import { sessionIdOf } from '../session/session-id.ts';
 import { announceApproval } from './approval-announcements.ts';
 import { createInboundApprovals } from './inbound-approvals.ts';
@@ -67,7 +67,7 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
 export function startWorkerRole(core: ServiceCore): () => Promise<void> {
   const { options, logger, prefix, sessions: store } = core;
   const connection = redisOptions(options.redisUrl);
-  const log = createEventLog({ redis: core.redis, prefix });
+  const log = core.eventLog;
   core.channels.start();
   core.approvalRuntime.startWorker();
   core.scheduler.startWorker();
