@@ -48,4 +48,32 @@ describe('the web chat against the running service', () => {
       await page.close();
     }
   }, 90_000);
+
+  it('shows the model\'s markdown formatted, and its raw HTML as text that never runs', async () => {
+    sb().fake.respondWith(
+      scenarioScript({
+        md: [() => reply(respond([part('response', '**BA 2043** leaves at 08:45.\n\n- direct\n- £187 pp\n\n<img src=x onerror="window.pwned=1"> [fare rules](https://example.com/rules) [bad](javascript:alert(1))')], 'complete'))],
+      }),
+    );
+    const page = await browser().newPage();
+    try {
+      await page.goto(`${sb().url}/?c=e2e-markdown`);
+      await page.fill('#message', 'Which flight? #md');
+      await page.press('#message', 'Enter');
+      const answer = page.locator('[data-part-type="response"]');
+      await answer.first().waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: '/tmp/e2e-markdown.png' });
+      expect(await answer.locator('strong').first().textContent()).toBe('BA 2043');
+      expect(await answer.locator('li').count()).toBe(2);
+      expect(await answer.locator('img').count()).toBe(0);
+      expect(await answer.textContent()).toContain('<img src=x');
+      expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+      const link = answer.locator('a', { hasText: 'fare rules' });
+      expect(await link.getAttribute('href')).toBe('https://example.com/rules');
+      expect(await link.getAttribute('target')).toBe('_blank');
+      expect(await answer.locator('a[href^="javascript"]').count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 });

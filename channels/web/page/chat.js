@@ -1,4 +1,4 @@
-/* global document, window, localStorage, fetch, EventSource, URL, crypto, setTimeout */
+/* global document, window, localStorage, fetch, EventSource, URL, crypto, setTimeout, DOMParser, Node */
 /**
  * The web chat page. Plain browser JavaScript, no build step.
  *
@@ -114,6 +114,40 @@ function appendText(container, text) {
     });
     container.append(p);
   }
+}
+
+/** Tags the server's safe HTML may hold; anything else is replaced by its text. */
+const FORMATTED_TAGS = new Set(['P', 'H2', 'H3', 'H4', 'STRONG', 'EM', 'DEL', 'CODE', 'PRE', 'UL', 'OL', 'LI', 'BLOCKQUOTE', 'A', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'BR', 'HR']);
+
+/**
+ * Copies the server-rendered HTML of an answer into `container` node by node, keeping only the
+ * allowed tags and, on links, only http(s)/mailto targets: never assigned as markup, so nothing in
+ * it can run even if the server's renderer were wrong.
+ */
+function appendFormatted(container, html) {
+  const parsed = new DOMParser().parseFromString(html, 'text/html');
+  const copy = (from, to) => {
+    for (const node of from.childNodes) {
+      if (node.nodeType === Node.TEXT_NODE) {
+        to.append(document.createTextNode(node.textContent || ''));
+      } else if (node.nodeType === Node.ELEMENT_NODE && FORMATTED_TAGS.has(node.tagName)) {
+        const element = document.createElement(node.tagName.toLowerCase());
+        if (node.tagName === 'A') {
+          const href = node.getAttribute('href') || '';
+          if (/^(https?:|mailto:)/i.test(href)) {
+            element.setAttribute('href', href);
+            element.setAttribute('rel', 'noopener noreferrer nofollow');
+            element.setAttribute('target', '_blank');
+          }
+        }
+        copy(node, element);
+        to.append(element);
+      } else if (node.nodeType === Node.ELEMENT_NODE) {
+        copy(node, to);
+      }
+    }
+  };
+  copy(parsed.body, container);
 }
 
 function isNearBottom() {
@@ -490,7 +524,8 @@ function renderPart(event, streamId) {
       break;
     case 'response':
       node = make('div', 'part part-response');
-      appendText(node, text);
+      if (typeof event.html === 'string') appendFormatted(node, event.html);
+      else appendText(node, text);
       break;
     case 'clarify':
       node = labelled('part-clarify', 'Question', text);
