@@ -67,7 +67,7 @@ describe('the web chat against the running service', () => {
       expect(await answer.locator('li').count()).toBe(2);
       expect(await answer.locator('img').count()).toBe(0);
       expect(await answer.textContent()).toContain('<img src=x');
-      expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+      expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
       const link = answer.locator('a', { hasText: 'fare rules' });
       expect(await link.getAttribute('href')).toBe('https://example.com/rules');
       expect(await link.getAttribute('target')).toBe('_blank');

@@ -19,7 +19,7 @@ import type { TextDialect } from './text-blocks.ts';
 import { renderTextBlocks } from './text-blocks.ts';
 import { htmlAsText } from './html-as-text.ts';
 import { renderInline } from './text-inline.ts';
-import { linkAsText, safeUrl } from './urls.ts';
+import { imageAsText, linkAsText } from './urls.ts';
 
 /** Options of {@link renderPlain}. */
 export interface PlainOptions {
@@ -32,11 +32,7 @@ const PLAIN: TextDialect = {
   marker: () => '',
   code: (value) => value,
   link: (label, _plain, url) => linkAsText(label, url),
-  image: (alt, url) => {
-    const safe = safeUrl(url);
-    if (safe === undefined) return alt;
-    return alt.trim() === '' ? safe : `${alt}: ${safe}`;
-  },
+  image: imageAsText,
   html: (value) => htmlAsText(value, true),
   heading: (node) => renderInline(node.children, PLAIN).trim(),
   codeBlock: (value) => value,

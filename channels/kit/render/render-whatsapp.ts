@@ -12,7 +12,7 @@ import type { TextDialect } from './text-blocks.ts';
 import { renderTextBlocks } from './text-blocks.ts';
 import type { Mark } from './text-inline.ts';
 import { renderInline, wrapMark } from './text-inline.ts';
-import { linkAsText, safeUrl } from './urls.ts';
+import { imageAsText, linkAsText } from './urls.ts';
 
 const MARKERS: Readonly<Record<Mark, string>> = { strong: '*', emphasis: '_', delete: '~' };
 const FENCE = '```';
@@ -22,11 +22,7 @@ const WHATSAPP: TextDialect = {
   marker: (mark) => MARKERS[mark],
   code: (value) => (value.trim() === '' ? value : `${FENCE}${value}${FENCE}`),
   link: (label, _plain, url) => linkAsText(label, url),
-  image: (alt, url) => {
-    const safe = safeUrl(url);
-    if (safe === undefined) return alt;
-    return alt.trim() === '' ? safe : `${alt}: ${safe}`;
-  },
+  image: imageAsText,
   html: (value) => htmlAsText(value, true),
   heading: (node) => wrapMark('*', renderInline(node.children, WHATSAPP, new Set(['strong'])).trim()),
   codeBlock: (value) => `${FENCE}\n${value}\n${FENCE}`,

@@ -76,3 +76,10 @@ export function linkAsText(label: string, url: string): string {
   if (labelIsUrl(label, safe) || label.trim() === shown) return label.trim() === '' ? shown : label.trim();
   return `${label}: ${shown}`;
 }
+
+/** An image in a text target: `alt: url`, the URL alone without alt text, the alt text alone for an unsafe URL. */
+export function imageAsText(alt: string, url: string): string {
+  const safe = safeUrl(url);
+  if (safe === undefined) return alt;
+  return alt.trim() === '' ? safe : `${alt}: ${safe}`;
+}
