@@ -73,6 +73,13 @@ export interface EmailEnv {
   readonly from: string;
   /** The bare address inside {@link EmailEnv.from}, e.g. `bot@example.com`. */
   readonly fromAddress: string;
+  /**
+   * `EMAIL_TRUSTED_AUTHSERV_ID`, e.g. `mx.example.com`: sender authentication is read from the
+   * topmost `Authentication-Results` header with this authserv-id (added by the operator's own
+   * mail server) instead of being verified by the service itself. Default unset: DKIM and DMARC
+   * are verified by the service (`mailauth`).
+   */
+  readonly trustedAuthservId: string | undefined;
 }
 
 /** The SMS channel, on when both `TWILIO_ACCOUNT_SID` and `TWILIO_AUTH_TOKEN` are set. */

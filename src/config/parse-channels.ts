@@ -13,6 +13,8 @@ export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 const E164 = /^\+[1-9][0-9]{1,14}$/;
+/** An authserv-id: a host name (RFC 8601 section 2.5). */
+const AUTHSERV_ID = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /**
  * Checks a pair of variables that turn a channel on together. Records a problem naming the
@@ -50,15 +52,23 @@ export function parseEmail(reader: EnvReader): EmailEnv | undefined {
       `must be an address like bot@example.com or Concierge <bot@example.com>${reader.got('EMAIL_FROM', fromValue)}.`,
     );
   }
-  if (!on && imapValue === undefined && smtpValue === undefined) orphan(reader, 'EMAIL_FROM', 'email', 'IMAP_URL and SMTP_URL');
+  const trustedAuthservId = reader.get('EMAIL_TRUSTED_AUTHSERV_ID');
+  if (trustedAuthservId !== undefined && !AUTHSERV_ID.test(trustedAuthservId)) {
+    reader.fail('EMAIL_TRUSTED_AUTHSERV_ID', `must be a host name like mx.example.com${reader.got('EMAIL_TRUSTED_AUTHSERV_ID', trustedAuthservId)}.`);
+  }
+  if (!on && imapValue === undefined && smtpValue === undefined) {
+    orphan(reader, 'EMAIL_FROM', 'email', 'IMAP_URL and SMTP_URL');
+    orphan(reader, 'EMAIL_TRUSTED_AUTHSERV_ID', 'email', 'IMAP_URL and SMTP_URL');
+  }
   if (!on || imap === undefined || smtp === undefined) return undefined;
-  if (fromValue !== undefined) return from === undefined ? undefined : { imap, smtp, from: from.from, fromAddress: from.address };
+  const auth = { trustedAuthservId: trustedAuthservId !== undefined && AUTHSERV_ID.test(trustedAuthservId) ? trustedAuthservId.toLowerCase() : undefined };
+  if (fromValue !== undefined) return from === undefined ? undefined : { imap, smtp, from: from.from, fromAddress: from.address, ...auth };
   const fromUser = parseFrom(imap.user);
   if (fromUser === undefined) {
     reader.fail('EMAIL_FROM', 'is required because the IMAP user name is not an email address.');
     return undefined;
   }
-  return { imap, smtp, from: fromUser.from, fromAddress: fromUser.address };
+  return { imap, smtp, from: fromUser.from, fromAddress: fromUser.address, ...auth };
 }
 
 /** The SMS channel from the `TWILIO_*` variables; `undefined` when off or invalid. */

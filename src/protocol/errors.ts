@@ -46,6 +46,8 @@ export const ERROR_CODES = [
   'lease.stale_fence',
   'render.invalid',
   'schedule.invalid',
+  'artifact.too_large',
+  'artifact.not_found',
   'internal',
 ] as const;
 
