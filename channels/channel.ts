@@ -13,6 +13,7 @@ import type { SwitchboardEnv } from '../src/config/env-types.ts';
 import type { DeliveryClass } from '../src/protocol/parts/part.ts';
 import type { LoadedApp } from '../src/runtime/app/app-types.ts';
 import type { ApprovalStore, DecisionAttempt, DecisionOutcome } from '../src/runtime/approvals/approval-types.ts';
+import type { ArtifactStore } from '../src/runtime/artifacts/artifact-store.ts';
 import type { Route } from '../src/runtime/http/router.ts';
 import type { RenderInput } from '../src/runtime/delivery/render-input.ts';
 import type { Destination, Injection } from '../src/runtime/injection.ts';
@@ -45,6 +46,8 @@ export interface RunningListener {
 
 /** The fence of a held singleton lease, handed to a listener that must run once per account. */
 export interface ListenerFence {
+  /** The lease's Redis key: with {@link ListenerFence.token}, what `channels/kit/lease/fenced-write.ts` checks. */
+  readonly leaseKey: string;
   /** Monotonic per lease key: a write carrying a lower token than the latest is refused. */
   readonly token: number;
   /** Aborted when the lease is lost; the listener must then stop at once. */
@@ -132,6 +135,13 @@ export interface ChannelContext {
   /** The one atomic decision of an approval, the same for every channel and the web card. */
   decide(attempt: DecisionAttempt): Promise<DecisionOutcome>;
   readonly approvals: Pick<ApprovalStore, 'get' | 'findByShortCode' | 'pendingFor'>;
+  /** Where files sent by people (attachments, media) are kept, and read back for outbound attachments. */
+  readonly artifacts: ArtifactStore;
+  /**
+   * A short-lived signed link (`<PUBLIC_URL>/artifacts/<id>?expires=…&sig=…`, 15 minutes) to a
+   * stored artifact, for providers that fetch media by URL (MMS) and channels without attachments.
+   */
+  artifactUrl(artifactId: string): string;
 }
 
 /** A registered channel: `channels/registry.ts` lists one per folder. */

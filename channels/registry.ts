@@ -3,7 +3,8 @@
  * {@link ChannelModule.enabled} says the environment turns them on, and wires each the same way.
  */
 import type { ChannelModule } from './channel.ts';
+import { emailChannel } from './email/index.ts';
 import { webChannel } from './web/index.ts';
 
 /** The registered channels, in the order their routes are mounted and their checks printed. */
-export const CHANNEL_MODULES: readonly ChannelModule[] = [webChannel];
+export const CHANNEL_MODULES: readonly ChannelModule[] = [webChannel, emailChannel];

@@ -49,6 +49,7 @@ export interface WebApprovalRouteOptions {
 /** HTTP status of each refusal. */
 const REFUSAL_STATUS: Readonly<Record<DecisionRefusal, number>> = {
   unknown_approval: 404,
+  unverified: 403,
   not_an_approver: 403,
   already_decided: 409,
   expired: 410,

@@ -9,7 +9,8 @@ import { normaliseWebMessage } from './normalise.ts';
 import { renderWebEvents } from './render.ts';
 import { createWebSender } from './send.ts';
 import { createWebEventStore } from './stream/event-store.ts';
-import { resolveSessionSecret } from './identity/session-secret.ts';
+import { keptSecret } from '../kit/kept-secret.ts';
+import { SESSION_SECRET_PURPOSE } from './identity/session-cookie.ts';
 import { createWebIdentity } from './identity/web-identity.ts';
 import { isBrowserIdentity } from './identity/session-store.ts';
 
@@ -17,7 +18,7 @@ const WEB_ADDRESS_PREFIX = 'web:';
 
 async function createWebChannel(context: ChannelContext): Promise<ChannelAdaptor> {
   const { logger } = context;
-  const secret = await resolveSessionSecret({ redis: context.redis, prefix: context.prefix, configured: context.env.sessionSecret });
+  const secret = await keptSecret({ redis: context.redis, prefix: context.prefix, purpose: SESSION_SECRET_PURPOSE, configured: context.env.sessionSecret });
   const store = createWebEventStore({ redis: context.redis, keyPrefix: context.prefix, onError: (error) => { logger.error({ err: error }, 'web event store'); } });
   const sender = createWebSender(store);
   const identity = createWebIdentity({

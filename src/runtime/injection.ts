@@ -22,6 +22,8 @@ export interface Sender {
   readonly personId?: string;
   /** Whether the channel verified the identity (DKIM/DMARC, Slack signature); `false` for weak identities. */
   readonly verified: boolean;
+  /** What the verification rested on, in words, for the audit trail (e.g. `DKIM pass d=example.com`). */
+  readonly basis?: string;
 }
 
 /** What an injection carries. */

@@ -5,7 +5,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { sessionSecretKey } from '../../channels/web/identity/session-secret.ts';
+import { keptSecretKey } from '../../channels/kit/kept-secret.ts';
+import { SESSION_SECRET_PURPOSE } from '../../channels/web/identity/session-cookie.ts';
 import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
 import { uniquePrefix, useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
@@ -32,7 +33,7 @@ async function approvalIn(conversation: string): Promise<string> {
 
 describe('the web identity in the running service', () => {
   it('generates the session secret once in Redis, and every process accepts the cookies of another', async () => {
-    const secret = await sb().redis().get(sessionSecretKey(prefix));
+    const secret = await sb().redis().get(keptSecretKey(prefix, SESSION_SECRET_PURPOSE));
     expect(secret?.length).toBeGreaterThanOrEqual(32);
     const browser = createWebClient(sb().url);
     const issued = await browser.session();

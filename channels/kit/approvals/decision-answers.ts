@@ -86,6 +86,8 @@ export function decisionAnswer(outcome: DecisionOutcome, record: ApprovalRecord,
       return alreadyDecided(current, context);
     case 'expired':
       return `Too late: ${code} expired at ${clockTimeOf(current.expiresAt, context.now, context.timeZone)}, so your answer was not recorded.`;
+    case 'unverified':
+      return `Nothing was decided on ${code}: your message could not be verified as coming from you. Please answer where you can be verified.`;
     case 'not_an_approver':
       return `You are not an approver of ${code}, so nothing was decided.`;
     case 'unknown_approval':

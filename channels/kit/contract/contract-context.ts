@@ -12,6 +12,8 @@ import { loadEnv } from '../../../src/config/env.ts';
 import type { RawEnv } from '../../../src/config/env-variables.ts';
 import { CHANNEL_NAMES, type LoadedApp, type Person } from '../../../src/runtime/app/app-types.ts';
 import { createApprovalStore } from '../../../src/runtime/approvals/redis-approval-store.ts';
+import { signArtifactUrl } from '../../../src/runtime/artifacts/artifact-urls.ts';
+import { createRedisArtifactStore } from '../../../src/runtime/artifacts/redis-artifact-store.ts';
 
 /** A context and what closes it. */
 export interface ContractContext {
@@ -54,6 +56,8 @@ export function createContractContext(options: ContractContextOptions): Contract
     enqueue: (injection) => inbound.enqueue(injection),
     decide: (attempt) => approvals.decide(attempt),
     approvals,
+    artifacts: createRedisArtifactStore({ redis, prefix: options.prefix }),
+    artifactUrl: (artifactId) => signArtifactUrl({ publicUrl: env.publicUrl, artifactId, secret: 'contract-artifact-secret', now: new Date() }),
   };
   return {
     context,
@@ -71,6 +75,8 @@ export interface ContractAdaptorOptions {
   /** The people the channel sees. Default none. */
   readonly people?: readonly Person[];
   readonly create: (context: ChannelContext) => Promise<ChannelAdaptor>;
+  /** The channel's environment variables (credentials, fake server URLs), read before each test. Default none. */
+  readonly env?: () => RawEnv;
 }
 
 /**
@@ -81,7 +87,7 @@ export function useContractAdaptor(options: ContractAdaptorOptions): { adaptor()
   let opened: ContractContext | undefined;
   let adaptor: ChannelAdaptor | undefined;
   beforeEach(async () => {
-    opened = createContractContext({ redisUrl: options.redisUrl(), prefix: options.prefix(), app: peopleOnlyApp(options.people ?? []) });
+    opened = createContractContext({ redisUrl: options.redisUrl(), prefix: options.prefix(), app: peopleOnlyApp(options.people ?? []), ...(options.env === undefined ? {} : { env: options.env() }) });
     adaptor = await options.create(opened.context);
   });
   afterEach(async () => {

@@ -4,7 +4,8 @@ import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { checkOrigin, checkSessionPost, csrfTokenFor } from './request-guard.ts';
 import { readSessionCookie, sessionCookieHeader } from './session-cookie.ts';
-import { resolveSessionSecret, sessionSecretKey } from './session-secret.ts';
+import { keptSecret, keptSecretKey } from '../../kit/kept-secret.ts';
+import { SESSION_SECRET_PURPOSE } from './session-cookie.ts';
 import { deciderOf, senderOf } from './web-principal.ts';
 
 const redisUrl = useRedis();
@@ -25,20 +26,20 @@ function cookieOf(sid: string, secret = SECRET): string {
 describe('the session secret', () => {
   it('is SESSION_SECRET when set, and nothing is stored', async () => {
     const redis = await connect();
-    expect(await resolveSessionSecret({ redis, prefix: prefix(), configured: SECRET })).toBe(SECRET);
-    expect(await redis.exists(sessionSecretKey(prefix()))).toBe(0);
+    expect(await keptSecret({ redis, prefix: prefix(), purpose: SESSION_SECRET_PURPOSE, configured: SECRET })).toBe(SECRET);
+    expect(await redis.exists(keptSecretKey(prefix(), SESSION_SECRET_PURPOSE))).toBe(0);
   });
 
   it('is generated once and kept in Redis when unset, so every process agrees', async () => {
     const [a, b] = await Promise.all([connect(), connect()]);
     const secrets = await Promise.all([
-      resolveSessionSecret({ redis: a, prefix: prefix(), configured: undefined }),
-      resolveSessionSecret({ redis: b, prefix: prefix(), configured: undefined }),
+      keptSecret({ redis: a, prefix: prefix(), purpose: SESSION_SECRET_PURPOSE }),
+      keptSecret({ redis: b, prefix: prefix(), purpose: SESSION_SECRET_PURPOSE }),
     ]);
     expect(secrets[0]).toBe(secrets[1]);
     expect(secrets[0].length).toBeGreaterThanOrEqual(32);
-    expect(await a.get(sessionSecretKey(prefix()))).toBe(secrets[0]);
-    expect(await resolveSessionSecret({ redis: a, prefix: prefix(), configured: undefined })).toBe(secrets[0]);
+    expect(await a.get(keptSecretKey(prefix(), SESSION_SECRET_PURPOSE))).toBe(secrets[0]);
+    expect(await keptSecret({ redis: a, prefix: prefix(), purpose: SESSION_SECRET_PURPOSE })).toBe(secrets[0]);
   });
 });
 

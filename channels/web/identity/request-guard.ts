@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
-import { hmac, safeEqual } from './signing.ts';
+import { hmac, safeEqual } from '../../kit/signing.ts';
 
 /** The header the page sends its CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token';

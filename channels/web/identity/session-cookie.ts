@@ -4,10 +4,13 @@
  * also still exist in Redis (see `session-store.ts`) before it identifies anyone.
  */
 import type { IncomingMessage } from 'node:http';
-import { hmac, isRandomToken, safeEqual } from './signing.ts';
+import { hmac, isRandomToken, safeEqual } from '../../kit/signing.ts';
 
 /** The cookie's name. */
 export const SESSION_COOKIE = 'sb_session';
+
+/** Where the generated session secret is kept (`<prefix>:web:secret:session`), when `SESSION_SECRET` is unset. */
+export const SESSION_SECRET_PURPOSE = 'web:secret:session';
 
 /** What the request's cookie says: a verified session id, a forged or malformed cookie, or none. */
 export type CookieReading = { readonly kind: 'sid'; readonly sid: string } | { readonly kind: 'forged' } | { readonly kind: 'absent' };

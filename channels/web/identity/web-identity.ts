@@ -24,7 +24,7 @@ export interface WebIdentityOptions {
   readonly redis: Redis;
   /** Key prefix, e.g. `sb`. */
   readonly prefix: string;
-  /** The session secret (see `resolveSessionSecret`). Never logged. */
+  /** The session secret (`SESSION_SECRET`, else kept in Redis: see `channels/kit/kept-secret.ts`). Never logged. */
   readonly secret: string;
   /** `PUBLIC_URL`: the allowed `Origin`, and `Secure` cookies when it is https. */
   readonly publicUrl: string;

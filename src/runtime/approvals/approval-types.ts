@@ -67,8 +67,11 @@ export interface ApprovalAuditEntry {
   readonly detail?: string;
 }
 
-/** Why a decision was not taken. */
-export type DecisionRefusal = 'unknown_approval' | 'not_an_approver' | 'already_decided' | 'expired' | 'args_mismatch';
+/**
+ * Why a decision was not taken. `unverified`: the channel could not verify the sender (an email
+ * without aligned DKIM/DMARC), so even a listed approver's answer does not count.
+ */
+export type DecisionRefusal = 'unknown_approval' | 'unverified' | 'not_an_approver' | 'already_decided' | 'expired' | 'args_mismatch';
 
 /** The answer to a decision attempt: the new record, or why nothing changed (with a message for the person). */
 export type DecisionOutcome =
@@ -111,8 +114,8 @@ export interface ApprovalStore {
   /** Pending approvals `approver` may decide, oldest first. */
   pendingFor(approver: ChannelIdentity): Promise<ApprovalRecord[]>;
   /**
-   * One atomic compare-and-set `pending → granted | denied`: the first valid answer wins. A
-   * non-approver, a late answer (after `expiresAt`), a second answer and an `argsHash` that does not
+   * One atomic compare-and-set `pending → granted | denied`: the first valid answer wins. An
+   * identity its channel could not verify (`by.verified === false`), a non-approver, a late answer (after `expiresAt`), a second answer and an `argsHash` that does not
    * match are refused, recorded in the audit trail, and change nothing.
    */
   decide(attempt: DecisionAttempt): Promise<DecisionOutcome>;

@@ -190,6 +190,21 @@ describe('redis approval store', () => {
     expect((await approvals.audit(record.approvalId)).at(-1)).toMatchObject({ action: 'refused', by: stranger, detail: 'granted: not an approver' });
   });
 
+  it('refuses an approver whose channel could not verify them, audits why, and changes nothing', async () => {
+    const approvals = store();
+    const record = await approvals.create(request());
+    const unverified = { ...bob, verified: false, basis: 'DKIM signature of evil.test not aligned with example.com' };
+    const outcome = await approvals.decide({ approvalId: record.approvalId, decision: 'granted', by: unverified });
+    expect(outcome).toMatchObject({ ok: false, refusal: 'unverified' });
+    expect((await approvals.get(record.approvalId))?.status).toBe('pending');
+    expect((await approvals.audit(record.approvalId)).at(-1)).toMatchObject({
+      action: 'refused',
+      by: unverified,
+      detail: 'granted: the sender could not be verified (DKIM signature of evil.test not aligned with example.com)',
+    });
+    expect(await approvals.decide({ approvalId: record.approvalId, decision: 'granted', by: { ...bob, verified: true } })).toMatchObject({ ok: true });
+  });
+
   it('refuses the requester unless allowRequester', async () => {
     const approvals = store();
     const closed = await approvals.create(request());

@@ -222,6 +222,11 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
       if (record === undefined) return unknown();
       const now = clock();
       const at = now.toISOString();
+      if (attempt.by.verified === false) {
+        const basis = attempt.by.basis === undefined ? '' : ` (${attempt.by.basis})`;
+        await appendAudit(record.approvalId, { at, action: 'refused', by: attempt.by, detail: `${attempt.decision}: the sender could not be verified${basis}` });
+        return refusal('unverified', 'Your identity could not be verified, so nothing was decided.', record);
+      }
       if (!mayDecide(record, attempt.by)) {
         const why =
           !record.allowRequester && mayDecide({ ...record, allowRequester: true }, attempt.by)

@@ -1,6 +1,7 @@
 import type { Part, DeliveryClass } from '../../protocol/parts/part.ts';
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
 import type { TurnOutput } from '../actor/turn-output.ts';
+import type { ApprovalStore } from '../approvals/approval-types.ts';
 import type { Destination } from '../injection.ts';
 import type { RenderInput } from './render-input.ts';
 import type { EventLog } from '../session/event-log.ts';
@@ -45,6 +46,13 @@ export interface TurnDeliveryOptions {
   /** Builds what a settled turn delivers on a transport class (the envelope, filtered). */
   readonly settle: (turn: TurnRecord, turnState: string, transport: { id: string; deliveryClass: DeliveryClass }) => Promise<Settlement>;
   readonly log: EventLog;
+  /**
+   * Where approval records are read, so an `approval-request` part reaches the turn's own
+   * conversation as an `approval-request` render input with its record (a channel then shows it as
+   * it shows approvers the request: an email with its own Message-ID, a message with buttons).
+   * Default: none, and the part is rendered as a part.
+   */
+  readonly approvals?: Pick<ApprovalStore, 'get'>;
 }
 
 function destinationKey(destination: Destination): string {
@@ -83,15 +91,20 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
     return deliveryClass === 'streaming' ? rules.streaming === 'flush' || rules.streaming === 'stream' : rules.buffered === 'flush';
   };
 
+  /** What an emitted part is rendered from: the approval record for an approval request, else the part. */
+  const partInput = async (turn: TurnRecord, emitted: EmittedPart): Promise<RenderInput> => {
+    const approvalId = emitted.part.metadata.partType === 'approval-request' ? emitted.part.data?.['approvalId'] : undefined;
+    const record = typeof approvalId === 'string' ? await options.approvals?.get(approvalId) : undefined;
+    if (record !== undefined) return { type: 'approval-request', record, partId: emitted.partId, part: emitted.part };
+    return { type: 'part', turnId: turn.turnId, partId: emitted.partId, turnState: emitted.turnState, actor: emitted.actor, part: emitted.part };
+  };
+
   return {
     async part(turn: TurnRecord, emitted: EmittedPart) {
       const channel = channels.get(turn.replyTo.channel);
       if (channel === undefined) return;
       if (!immediate(channel.deliveryClass, emitted.part) || !allowedOn(partTypes, emitted.part, turn.replyTo.channel)) return;
-      await send(turn, {
-        idempotencyKey: `${emitted.partId}|${destinationKey(turn.replyTo)}`,
-        payload: { type: 'part', turnId: turn.turnId, partId: emitted.partId, turnState: emitted.turnState, actor: emitted.actor, part: emitted.part },
-      });
+      await send(turn, { idempotencyKey: `${emitted.partId}|${destinationKey(turn.replyTo)}`, payload: await partInput(turn, emitted) });
     },
 
     async state(turn: TurnRecord, turnState: string, actor: string) {

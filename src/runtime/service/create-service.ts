@@ -15,6 +15,9 @@ import { createTurnStateRegistry } from '../../protocol/turn-states/turn-state-r
 import { resolveActors } from '../actor/resolved-actor.ts';
 import { loadApp } from '../app/load-app.ts';
 import { createApprovalStore } from '../approvals/redis-approval-store.ts';
+import { signArtifactUrl } from '../artifacts/artifact-urls.ts';
+import { createRedisArtifactStore } from '../artifacts/redis-artifact-store.ts';
+import { keptSecret } from '../../../channels/kit/kept-secret.ts';
 import { createEventLog } from '../session/event-log.ts';
 import { createSessionStore } from '../session/session-store.ts';
 import { deliveryLogEntry } from '../../../queues/delivery-log-entry.ts';
@@ -30,6 +33,9 @@ import { startWebRole } from './web-role.ts';
 import { startWorkerRole } from './worker-role.ts';
 
 export type { Service, ServiceOptions, ServiceRole } from './service-options.ts';
+
+/** Where the key of signed artifact links is kept (`<prefix>:artifacts:secret:links`). */
+const ARTIFACT_SECRET_PURPOSE = 'artifacts:secret:links';
 
 /**
  * Starts one switchboard process: the HTTP server (web roles) and the inbound and turn workers
@@ -53,6 +59,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const turnQueue = createTurnQueue({ connection, prefix });
   const approvals = createApprovalStore({ redis, prefix });
   const eventLog = createEventLog({ redis, prefix });
+  const artifacts = createRedisArtifactStore({ redis, prefix });
+  const artifactSecret = await keptSecret({ redis, prefix, purpose: ARTIFACT_SECRET_PURPOSE });
   const approvalRuntime = createApprovalRuntime({ store: approvals, turnQueue, connection, prefix, logger });
   const channels = await wireChannels({
     modules,
@@ -72,6 +80,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       },
       decide: (attempt) => approvalRuntime.decide(attempt),
       approvals,
+      artifacts,
+      artifactUrl: (artifactId) => signArtifactUrl({ publicUrl: env.publicUrl, artifactId, secret: artifactSecret, now: new Date() }),
     },
     createOutbound: (senders) => createOutbound({
       connection,
@@ -99,6 +109,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     approvals, approvalRuntime,
     sessions: createSessionStore({ redis, prefix }),
     eventLog,
+    artifacts,
+    artifactSecret,
     channels,
     scheduler,
   };

@@ -1,6 +1,8 @@
 /**
- * Decisions that arrive as inbound messages: a button press (`approval-response` injection) or a
- * reply such as `APPROVE K7QX3M` on a channel whose replies can decide. Both go through the same
+ * Decisions that arrive as inbound messages: a button press or a reply to an approval mail
+ * (`approval-response` injection; `data.answer` set instead when the channel already knows the
+ * reply cannot decide, e.g. it names two approvals) or a reply such as `APPROVE K7QX3M` on a
+ * channel whose replies can decide. An unverified sender's decision is refused and audited by the store. Both go through the same
  * atomic decide as the web card; the person gets an answer on the channel they wrote from, and the
  * message never reaches an actor. Runs in the inbound worker, so a decision is as durable as any
  * message: it was enqueued before the provider was answered.
@@ -14,7 +16,7 @@ import type { WiredChannels } from './channel-wiring.ts';
 /** Options of {@link createInboundApprovals}. */
 export interface InboundApprovalsOptions {
   readonly channels: WiredChannels;
-  readonly store: Pick<ApprovalStore, 'findByShortCode' | 'pendingFor'>;
+  readonly store: Pick<ApprovalStore, 'get' | 'findByShortCode' | 'pendingFor'>;
   readonly decide: (attempt: DecisionAttempt) => Promise<DecisionOutcome>;
   readonly clock?: () => Date;
 }
@@ -27,7 +29,13 @@ export interface InboundApprovals {
 
 function identityOf(injection: Injection): DecisionAttempt['by'] & { readonly verified: boolean } {
   const { sender } = injection;
-  return { channel: injection.channel, address: sender.id, verified: sender.verified, ...(sender.personId === undefined ? {} : { personId: sender.personId }) };
+  return {
+    channel: injection.channel,
+    address: sender.id,
+    verified: sender.verified,
+    ...(sender.personId === undefined ? {} : { personId: sender.personId }),
+    ...(sender.basis === undefined ? {} : { basis: sender.basis }),
+  };
 }
 
 function buttonAttempt(injection: Injection): DecisionAttempt | undefined {
@@ -48,14 +56,16 @@ export function createInboundApprovals(options: InboundApprovalsOptions): Inboun
   return {
     async handle(injection) {
       if (injection.kind === 'approval-response') {
-        const attempt = buttonAttempt(injection);
-        if (attempt === undefined) return true;
-        if (!injection.sender.verified) {
-          await answer(injection, 'This channel could not verify who you are, so nothing was decided.');
+        const refused = injection.data?.['answer'];
+        if (typeof refused === 'string') {
+          await answer(injection, refused);
           return true;
         }
+        const attempt = buttonAttempt(injection);
+        if (attempt === undefined) return true;
         const outcome = await options.decide(attempt);
-        const { record } = outcome;
+        // Some refusals (not an approver, unverified) carry no record: the answer still names the approval.
+        const record = outcome.record ?? (await options.store.get(attempt.approvalId));
         await answer(injection, record === undefined ? 'No such approval, so nothing was decided.' : decisionAnswer(outcome, record, { now: clock(), timeZone: 'UTC' }));
         return true;
       }

@@ -15,6 +15,7 @@ import type { TurnStateRegistry } from '../../protocol/turn-states/turn-state-re
 import type { ResolvedActor } from '../actor/resolved-actor.ts';
 import type { LoadedApp } from '../app/app-types.ts';
 import type { ApprovalStore } from '../approvals/approval-types.ts';
+import type { ArtifactStore } from '../artifacts/artifact-store.ts';
 import type { ModelClient } from '../model/model-types.ts';
 import type { EventLog } from '../session/event-log.ts';
 import type { SessionStore } from '../session/session-store.ts';
@@ -46,6 +47,10 @@ export interface ServiceCore {
   readonly sessions: SessionStore;
   /** The per-session event log. */
   readonly eventLog: EventLog;
+  /** Files people sent and turns produced, served by signed links. */
+  readonly artifacts: ArtifactStore;
+  /** The key of the signed artifact links. Never logged. */
+  readonly artifactSecret: string;
   readonly channels: WiredChannels;
   /** The app's `schedules:`; its worker runs in worker roles. */
   readonly scheduler: Scheduler;

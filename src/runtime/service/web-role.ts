@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter, type Route } from '../http/router.ts';
+import { createArtifactRoutes } from '../artifacts/artifact-urls.ts';
 import { createDeliveryFailures } from '../../../queues/delivery-failures.ts';
 import { createInviteRoute } from '../../../channels/web/identity/invite-route.ts';
 import { authorize, createAdminRoutes } from './admin-routes.ts';
@@ -42,6 +43,7 @@ export async function startWebRole(core: ServiceCore): Promise<{ url: string; cl
   const { env, logger } = core;
   const routes: Route[] = [
     ...core.channels.routes,
+    ...createArtifactRoutes({ store: core.artifacts, secret: core.artifactSecret }),
     ...adminRoutes(core),
     ...createOpsRoutes({ redis: core.redis, metrics: core.metrics, env, app: core.app, actors: [...core.actors.values()].map((actor) => actor.config), adminToken: env.adminToken }),
   ];

@@ -57,7 +57,7 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
     respondTool: buildRespondTool(partTypes, turnStates),
     store: core.sessions,
     log,
-    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry() }) }),
+    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry() }) }),
     router: createToolRouter(),
     approvals,
   };

@@ -1,6 +1,6 @@
 /**
- * The small cryptographic pieces of the web identity: random tokens, HMAC-SHA256 under the session
- * secret, and comparisons that take the same time whatever the input.
+ * The small cryptographic pieces channels share (the web identity, email Message-IDs): random
+ * tokens, HMAC-SHA256 under a secret, and comparisons that take the same time whatever the input.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
