@@ -159,7 +159,10 @@ export function watchMailbox(options: WatchMailboxOptions): RunningListener {
         if (!stopped()) options.logger.warn({ err: error }, 'email: IMAP session failed');
       }
       failures = Date.now() - started > HEALTHY_MS ? 1 : failures + 1;
-      if (!stopped()) await pause(systemClock, reconnectDelayMs(failures, { baseDelayMs: 500, maxDelayMs: 30_000, ...options.backoff }), signal);
+      if (stopped()) break;
+      const delayMs = reconnectDelayMs(failures, { baseDelayMs: 500, maxDelayMs: 30_000, ...options.backoff });
+      options.logger.info({ delayMs, failures }, 'email: IMAP connection closed; reconnecting');
+      await pause(systemClock, delayMs, signal);
     }
   })();
   return {

@@ -83,3 +83,29 @@ describe('protocol core boundary', () => {
     expect(verdicts.slice(6)).toEqual([undefined, undefined]);
   });
 });
+
+/**
+ * Channel SDKs and mail libraries belong to `channels/<id>/`: nothing under `src/` (the protocol
+ * core and the runtime) may import one, so a channel can be removed without touching the core.
+ */
+const CHANNEL_PACKAGES: ReadonlySet<string> = new Set([
+  'imapflow', 'mailparser', 'nodemailer', 'mailauth', 'email-reply-parser', 'smtp-server',
+  'twilio', '@slack/bolt', '@slack/web-api', '@slack/socket-mode', 'whatsapp-web.js', 'puppeteer', 'puppeteer-core',
+]);
+
+/** The channel packages `source` imports. */
+export function channelImports(source: string): string[] {
+  return importSpecifiers(source).map(packageName).filter((name) => CHANNEL_PACKAGES.has(name));
+}
+
+describe('runtime boundary', () => {
+  it('no file under src/ imports a channel SDK or mail library', () => {
+    const srcDir = dirname(CORE_DIR);
+    const violations = sourceFiles(srcDir).flatMap((file) => channelImports(readFileSync(file, 'utf8')).map((name) => `${relative(srcDir, file)} imports ${name}`));
+    expect(violations).toEqual([]);
+  });
+
+  it('would catch a channel SDK import', () => {
+    expect(channelImports("import { ImapFlow } from 'imapflow';\nimport type { App } from '@slack/bolt';\nimport { Redis } from 'ioredis';")).toEqual(['imapflow', '@slack/bolt']);
+  });
+});
