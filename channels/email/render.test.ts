@@ -123,6 +123,16 @@ describe('email answers', () => {
     expect(render(envelope(text('Hi')), { channel: 'email', address: 'Bot@Example.com' })).toEqual([]);
   });
 
+  it('signs the text after the "-- " delimiter, with the bare address when From has no name', () => {
+    expect(only(render(envelope(text('Hi')), ada)).text).toBe('Hi\n\n-- \nConcierge · automated assistant');
+    const unnamed = createEmailRender({ from: '<bot@example.com>', fromAddress: 'bot@example.com', messageIds, clock: () => NOW });
+    expect(only(unnamed(envelope(text('Hi')), ada)).text.endsWith('-- \nbot@example.com · automated assistant')).toBe(true);
+  });
+
+  it('refuses an unknown time zone', () => {
+    expect(() => createEmailRender({ from: 'bot@example.com', fromAddress: 'bot@example.com', messageIds, timeZone: 'Mars/Olympus' })).toThrow(/time zone/);
+  });
+
   it('is plain JSON', () => {
     const mail = only(render(envelope(text('Hi')), inThread({ messageId: '<a@b>', subject: 's' })));
     expect(JSON.parse(JSON.stringify(mail))).toEqual(mail);
@@ -135,6 +145,12 @@ describe('email notices', () => {
     const mail = only(render(notice, inThread({ messageId: '<r0@mail.example>', subject: 'Re: [approval:x] Approve' })));
     expect(mail).toMatchObject({ kind: 'notice', autoSubmitted: 'auto-replied', inReplyTo: '<r1@mail.example>', text: expect.stringMatching(/^Approved: K7QX2M\./) as unknown });
     expect(mail.references).toEqual(['<r0@mail.example>', '<r1@mail.example>']);
+  });
+
+  it('thread on the answered mail when their parent is not a Message-ID', () => {
+    const notice: RenderInput = { type: 'notice', id: 'n-2', text: 'Done.', inReplyTo: 'web-message-7' };
+    const mail = only(render(notice, inThread({ messageId: '<r0@mail.example>', subject: 'Trip' })));
+    expect(mail).toMatchObject({ inReplyTo: '<r0@mail.example>', references: ['<r0@mail.example>'], subject: 'Re: Trip' });
   });
 });
 
@@ -188,6 +204,12 @@ describe('approval update mail', () => {
     expect(mail.subject.startsWith(`Re: [approval:${APPROVAL_ID}] Approve: book flight MW 304`)).toBe(true);
     expect(mail.text).toContain('Request K7QX2M (book flight MW 304 on Fri 18 Dec 2026 for Ada Lovelace, EUR 412.50) was approved by boss at 10:05 UTC.');
     expect(mail.messageId).toBeUndefined();
+  });
+
+  it('in a thread: keeps the thread subject and answers the request after the thread chain', () => {
+    const mail = only(render({ type: 'approval-update', record: decided }, inThread({ messageId: '<m2@x>', references: '<m1@x>', subject: 'Re: Paris' })));
+    const requestId = messageIds.forApproval(APPROVAL_ID, 'ada@example.com');
+    expect(mail).toMatchObject({ subject: 'Re: Paris', inReplyTo: requestId, references: ['<m1@x>', '<m2@x>', requestId] });
   });
 
   it('says denied and expired outcomes, and nothing while pending', () => {
