@@ -9,7 +9,7 @@ const TIMEOUT_MS = 10_000;
 function reason(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const extra = (error as { responseText?: unknown; response?: unknown }).responseText ?? (error as { response?: unknown }).response;
-  return typeof extra === 'string' && extra !== '' ? `${error.message}: ${extra}` : error.message;
+  return typeof extra === 'string' && extra !== '' && !error.message.includes(extra) ? `${error.message}: ${extra}` : error.message;
 }
 
 async function imapCheck(email: EmailEnv): Promise<DoctorCheck> {

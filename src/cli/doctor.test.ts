@@ -22,7 +22,7 @@ describe('switchboard doctor', () => {
       expect(text).toMatch(/^redis\s+OK\s+REDIS_URL answers, Redis \d/m);
       expect(text).toMatch(/^model\s+OK/m);
       expect(text).toMatch(/^channel web\s+OK/m);
-      expect(text).toMatch(/^channel email\s+OFF\s+IMAP_URL unset/m);
+      expect(text).toMatch(/^channel email\s+OFF\s+not configured \(IMAP_URL, SMTP_URL/m);
       expect(text).toContain('all checks passed');
     } finally {
       await fake.close();
