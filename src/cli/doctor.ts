@@ -56,7 +56,6 @@ async function checkModel(env: SwitchboardEnv): Promise<Check> {
 
 /** Channels the environment configures that no registered module serves yet. */
 const NOT_YET_SERVED: readonly { readonly id: string; readonly on: (env: SwitchboardEnv) => boolean; readonly off: string }[] = [
-  { id: 'sms', on: (env) => env.sms !== undefined, off: 'Twilio credentials unset' },
   { id: 'slack', on: (env) => env.slack !== undefined, off: 'Slack credentials unset' },
 ];
 

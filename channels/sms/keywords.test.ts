@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { smsKeyword } from './keywords.ts';
+
+describe('SMS carrier keywords', () => {
+  it.each(['STOP', 'stop', ' Stop. ', 'STOPALL', 'unsubscribe', 'CANCEL', 'end', 'QUIT', 'revoke', 'OPTOUT'])('%j opts out', (text) => {
+    expect(smsKeyword(text, false)).toBe('opt-out');
+  });
+
+  it.each(['HELP', 'help!', 'Info'])('%j asks for help', (text) => {
+    expect(smsKeyword(text, false)).toBe('help');
+  });
+
+  it('START and UNSTOP opt in; YES only for a number that opted out', () => {
+    expect(smsKeyword('START', false)).toBe('opt-in');
+    expect(smsKeyword('unstop', true)).toBe('opt-in');
+    expect(smsKeyword('yes', true)).toBe('opt-in');
+    expect(smsKeyword('yes', false)).toBeUndefined();
+  });
+
+  it('only the whole message is a keyword', () => {
+    expect(smsKeyword('stop the booking please', false)).toBeUndefined();
+    expect(smsKeyword('APPROVE K7QX3M', false)).toBeUndefined();
+    expect(smsKeyword('help me find a flight', false)).toBeUndefined();
+  });
+});

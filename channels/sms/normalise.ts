@@ -1,0 +1,70 @@
+/**
+ * An {@link SmsEvent} to an injection: `sms:<idempotency token or MessageSid>` (a redelivered
+ * webhook is the same injection and is dropped at enqueue), one conversation per phone number,
+ * the sender matched to a person by their `sms` (or, for `whatsapp:` senders, `whatsapp`) number.
+ * A Twilio-signed webhook vouches for the number it reports; caller ID is all SMS has, and the
+ * basis says so in every audit line.
+ */
+import { SwitchboardError } from '../../src/protocol/errors.ts';
+import type { Person } from '../../src/runtime/app/app-types.ts';
+import type { Injection } from '../../src/runtime/injection.ts';
+import type { SmsEvent } from './sms-event.ts';
+
+/** What normalising needs besides the event. */
+export interface SmsNormaliseOptions {
+  readonly people: readonly Person[];
+  readonly tenantId: string;
+}
+
+const ADDRESS = /^(whatsapp:)?\+[1-9][0-9]{1,14}$/;
+
+function isSmsEvent(value: unknown): value is SmsEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const event = value as Partial<Record<keyof SmsEvent, unknown>>;
+  return (
+    event.type === 'sms' &&
+    typeof event.messageSid === 'string' && /^[A-Z]{2}[0-9a-f]{32}$/.test(event.messageSid) &&
+    typeof event.from === 'string' && ADDRESS.test(event.from) &&
+    typeof event.to === 'string' && typeof event.body === 'string' && typeof event.receivedAt === 'string' &&
+    Array.isArray(event.attachments) && Array.isArray(event.notes)
+  );
+}
+
+/** The person whose number sent the message. */
+function personOf(from: string, people: readonly Person[]): Person | undefined {
+  const whatsapp = from.startsWith('whatsapp:');
+  const number = whatsapp ? from.slice('whatsapp:'.length) : from;
+  return people.find((person) => (whatsapp ? (person.addresses as Readonly<Record<string, readonly string[] | undefined>>)['whatsapp'] ?? [] : person.addresses.sms).includes(number));
+}
+
+function textOf(event: SmsEvent): string {
+  const listed = event.attachments.map((kept) => `[attached: ${kept.name}, ${kept.mimeType}, ${(kept.sizeBytes / 1_048_576).toFixed(1)} MB, artifact ${kept.artifactId}]`);
+  const lines = [event.body.trim(), ...listed, ...event.notes].filter((line) => line !== '');
+  return lines.length === 0 ? '(The message had no text.)' : lines.join('\n\n');
+}
+
+/**
+ * Normalises one inbound message.
+ *
+ * @throws SwitchboardError `channel.invalid` for anything that is not an {@link SmsEvent}.
+ */
+export function normaliseSmsEvent(event: unknown, options: SmsNormaliseOptions): Injection {
+  if (!isSmsEvent(event)) throw new SwitchboardError('channel.invalid', 'Not an SMS event.', { details: { channel: 'sms' } });
+  const person = personOf(event.from, options.people);
+  return {
+    id: `sms:${event.idempotencyToken ?? event.messageSid}`,
+    kind: 'message',
+    channel: 'sms',
+    tenantId: options.tenantId,
+    conversationKey: event.from,
+    sender: {
+      id: event.from,
+      verified: true,
+      basis: `Twilio-signed webhook; caller ID ${event.from}`,
+      ...(person === undefined ? {} : { personId: person.id, displayName: person.name }),
+    },
+    text: textOf(event),
+    replyTo: { channel: 'sms', address: event.from },
+    receivedAt: event.receivedAt,
+  };
+}
