@@ -13,7 +13,7 @@ const prefix = useKeyPrefix(redisUrl);
 const smtp = useSmtpRecorder();
 let outbound: Outbound | undefined;
 
-const grace = { id: 'grace', name: 'Grace Hopper', addresses: { web: [], email: ['grace@example.com'], sms: [], slack: [] }, roles: [] };
+const grace = { id: 'grace', name: 'Grace Hopper', addresses: { web: [], email: ['grace@example.com'], sms: [], slack: [], whatsapp: [] }, roles: [] };
 
 function event(overrides: Partial<EmailEvent> = {}): EmailEvent {
   return {

@@ -20,7 +20,7 @@ const prefix = useKeyPrefix(redisUrl);
 let twilio: FakeTwilio | undefined;
 let outbound: Outbound | undefined;
 
-const grace = { id: 'grace', name: 'Grace Hopper', addresses: { web: [], email: [], sms: [GRACE], slack: [] }, roles: [] };
+const grace = { id: 'grace', name: 'Grace Hopper', addresses: { web: [], email: [], sms: [GRACE], slack: [], whatsapp: [] }, roles: [] };
 
 function event(overrides: Partial<SmsEvent> = {}): SmsEvent {
   return { type: 'sms', messageSid: `SM${'a'.repeat(32)}`, from: GRACE, to: BOT_NUMBER, body: 'Any flights to Corfu?', attachments: [], notes: [], receivedAt: '2030-01-01T10:00:00.000Z', ...overrides };

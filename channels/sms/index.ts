@@ -22,6 +22,12 @@ function smsEnvOf(context: ChannelContext): SmsEnv {
   return sms;
 }
 
+/** The answer cap of `channels: { sms: { maxSegments } }` in switchboard.yaml, when set. */
+function maxSegmentsOf(context: ChannelContext): { maxSegments?: number } {
+  const maxSegments = context.app.channels.sms.maxSegments;
+  return maxSegments === undefined ? {} : { maxSegments };
+}
+
 function helpText(context: ChannelContext): string {
   return `${context.app.name}: text your question and an assistant answers. Approvals: reply APPROVE or DENY with the code. Reply STOP to stop messages.`;
 }
@@ -48,7 +54,7 @@ function createAdaptor(context: ChannelContext): ChannelAdaptor {
       clock: context.clock,
     }),
     normalise,
-    render: createSmsRender({ clock: context.clock }),
+    render: createSmsRender({ clock: context.clock, ...maxSegmentsOf(context) }),
     sender: createSmsSender({ client, from: sms.from, store, artifactUrl: (artifactId) => context.artifactUrl(artifactId), statusCallback: `${context.env.publicUrl}/webhooks/twilio/status` }),
     approvals: smsApprovals,
     close: () => Promise.resolve(),

@@ -34,7 +34,7 @@ function isSmsEvent(value: unknown): value is SmsEvent {
 function personOf(from: string, people: readonly Person[]): Person | undefined {
   const whatsapp = from.startsWith('whatsapp:');
   const number = whatsapp ? from.slice('whatsapp:'.length) : from;
-  return people.find((person) => (whatsapp ? (person.addresses as Readonly<Record<string, readonly string[] | undefined>>)['whatsapp'] ?? [] : person.addresses.sms).includes(number));
+  return people.find((person) => (whatsapp ? person.addresses.whatsapp : person.addresses.sms).includes(number));
 }
 
 function textOf(event: SmsEvent): string {

@@ -4,24 +4,22 @@
  * kit's WhatsApp markup, numbered, 1600 characters a message. Artifacts with an id go as media (up
  * to 10 on the first SMS, one a WhatsApp message); those with only a URL become `name: url` lines.
  * Approval requests are one short message, updates one line of outcome.
+ *
+ * The pieces: the segment cap and its cut note (`segment-cap.ts`) and the approval texts
+ * (`render-approval.ts`).
  */
 import type { RenderInput } from '../channel.ts';
-import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Part } from '../../src/protocol/parts/part.ts';
-import type { ApprovalRecord } from '../../src/runtime/approvals/approval-types.ts';
 import type { Destination } from '../../src/runtime/injection.ts';
-import { decidedByLabel } from '../../src/runtime/approvals/approval-authority.ts';
-import { amountText } from '../kit/approvals/argument-lines.ts';
-import { callSummary } from '../kit/approvals/decision-answers.ts';
 import type { ToolSentences } from '../kit/approvals/describe-request.ts';
-import { approvalRequestText, DEFAULT_SHORT_MAX_CHARS } from '../kit/approvals/request-text.ts';
-import { checkTimeZone, clockTimeOf } from '../kit/approvals/time-phrases.ts';
+import { checkTimeZone } from '../kit/approvals/time-phrases.ts';
 import { artifactAttachment } from '../kit/render/artifacts.ts';
-import { normaliseGsm } from '../kit/render/gsm.ts';
 import { renderForChannel } from '../kit/render/render-for-channel.ts';
-import { chunkText } from '../kit/render/chunk.ts';
-import { smsSegmentCount } from '../kit/render/sms-segments.ts';
+import { approvalRequestBody, approvalUpdateText, type ApprovalTextContext } from './render-approval.ts';
+import { capSegments, segmentLimitsOf, type SegmentLimits } from './segment-cap.ts';
 import { isWhatsAppAddress, MAX_BODY_CHARS, MAX_MEDIA, smsPayload, smsPayloads, type MediaFile, type SmsKind, type SmsPayload } from './sms-payload.ts';
+
+export { CUT_NOTE } from './segment-cap.ts';
 
 /** Options of {@link createSmsRender}. */
 export interface SmsRenderOptions {
@@ -40,27 +38,8 @@ export interface SmsRenderOptions {
 /** The renderer: one output for one destination to its messages (none when nothing is to be shown). */
 export type SmsRender = (input: RenderInput, destination: Destination) => SmsPayload[];
 
-/** Most SMS segments of an approval request with typical arguments. */
-const APPROVAL_SEGMENTS = 2;
-/** Largest `partSegments`: ten GSM-7 segments are 1530 characters, eleven over Twilio's 1600. */
-const MAX_PART_SEGMENTS = 10;
-/** Approval request lengths tried in turn, in characters: two GSM-7 segments, two UCS-2, three UCS-2. */
-const REQUEST_BUDGETS = [DEFAULT_SHORT_MAX_CHARS, 2 * 67, 3 * 67];
-
-/** Ends the last part of an SMS answer cut to `maxSegments`. */
-export const CUT_NOTE = '(Answer shortened: the full answer is too long for SMS.)';
-
-/** Most segments of one message (`part`) and of one answer (`answer`). */
-interface SegmentLimits {
-  readonly part: number;
-  readonly answer: number;
-}
-
-interface Context {
+interface Context extends ApprovalTextContext {
   readonly limits: SegmentLimits;
-  readonly clock: () => Date;
-  readonly timeZone: string;
-  readonly sentences?: ToolSentences;
 }
 
 interface Media {
@@ -69,15 +48,7 @@ interface Media {
   readonly rest: Part[];
 }
 
-function limitsOf(options: SmsRenderOptions): SegmentLimits {
-  const check = (name: string, value: number, most: number): number => {
-    if (Number.isInteger(value) && value >= 1 && value <= most) return value;
-    throw new SwitchboardError('config.invalid', `${name} must be an integer from 1 to ${most}, got ${String(value)}`, { details: { [name]: value } });
-  };
-  const answer = check('maxSegments', options.maxSegments ?? 10, Number.MAX_SAFE_INTEGER);
-  return { answer, part: Math.min(check('partSegments', options.partSegments ?? 3, MAX_PART_SEGMENTS), answer) };
-}
-
+/** Artifacts with an id as media, at most {@link MAX_MEDIA}; every other part left as text. */
 function splitMedia(parts: readonly Part[]): Media {
   const media: Media = { files: [], rest: [] };
   for (const part of parts) {
@@ -88,46 +59,7 @@ function splitMedia(parts: readonly Part[]): Media {
   return media;
 }
 
-const segmentsOf = (texts: readonly string[]): number => texts.reduce((sum, text) => sum + smsSegmentCount(text), 0);
-
-/** `(2/5) `, as the kit numbers parts, when there is more than one. */
-const mark = (index: number, count: number): string => (count > 1 ? `(${index + 1}/${count}) ` : '');
-
-/** Whether `head`, the start of `body`, ends where a sentence, a line or `body` itself does. */
-const endsClean = (head: string, body: string): boolean => head === body || /[.!?:]["')]*$/.test(head) || body.startsWith(`${head}\n`);
-
-/**
- * The start of `body` that fits `budget` segments between `prefix` and the note, note added;
- * `undefined` when none does (or, when `clean`, none that ends a sentence or line).
- */
-function endWithNote(body: string, prefix: string, budget: number, clean: boolean): string | undefined {
-  const countFn = (text: string): number => smsSegmentCount(`${prefix}${text}\n${CUT_NOTE}`);
-  if (budget < 1 || countFn('') > budget) return undefined;
-  try {
-    const [head] = chunkText(body, { maxChars: budget, countFn, numbering: 'none' });
-    return head === undefined || (clean && !endsClean(head, body)) ? undefined : `${prefix}${head}\n${CUT_NOTE}`;
-  } catch {
-    return undefined; // not even the first character fits beside the note
-  }
-}
-
-/**
- * The kit's numbered `chunks` within `limits.answer` segments: the most parts that fit, renumbered,
- * the last cut at a sentence or line end (a word end only when no part has one) and noted.
- */
-function capSegments(chunks: readonly string[], limits: SegmentLimits): string[] {
-  if (segmentsOf(chunks) <= limits.answer) return [...chunks];
-  const bodies = chunks.map((chunk, index) => chunk.slice(mark(index, chunks.length).length));
-  for (const clean of [true, false]) {
-    for (let count = Math.min(bodies.length, limits.answer); count >= 1; count -= 1) {
-      const kept = bodies.slice(0, count - 1).map((body, index) => `${mark(index, count)}${body}`);
-      const last = endWithNote(bodies[count - 1] ?? '', mark(count - 1, count), Math.min(limits.part, limits.answer - segmentsOf(kept)), clean);
-      if (last !== undefined) return [...kept, last];
-    }
-  }
-  return [CUT_NOTE];
-}
-
+/** WhatsApp markup in 1600-character messages, or plain GSM-friendly SMS parts capped to `limits`. */
 function textChunks(parts: readonly Part[], whatsApp: boolean, limits: SegmentLimits): string[] {
   if (whatsApp) return renderForChannel({ format: 'whatsapp', maxChars: MAX_BODY_CHARS, attachments: false }, parts).chunks;
   return capSegments(renderForChannel({ format: 'plain', maxSegments: limits.part, gsm: true, attachments: false }, parts).chunks, limits);
@@ -138,34 +70,16 @@ function rendered(parts: readonly Part[], destination: Destination, kind: SmsKin
   return smsPayloads(destination.address, kind, textChunks(rest, isWhatsAppAddress(destination.address), context.limits), files);
 }
 
-/**
- * The kit's short request. On SMS GSM-normalised, in two segments (306 GSM-7 characters, else 134
- * UCS-2 ones) while that keeps the amount; else in three UCS-2 segments, so the amount is never cut.
- */
-function requestBody(record: ApprovalRecord, whatsApp: boolean, context: Context): string {
-  const describe = { form: 'short', clock: context.clock, timeZone: context.timeZone, ...(context.sentences === undefined ? {} : { sentences: context.sentences }) } as const;
-  if (whatsApp) return approvalRequestText(record, describe);
-  const amount = amountText(record.args);
-  let text = '';
-  for (const maxChars of REQUEST_BUDGETS) {
-    text = normaliseGsm(approvalRequestText(record, { ...describe, maxChars }));
-    if (smsSegmentCount(text) <= APPROVAL_SEGMENTS && (amount === undefined || text.includes(amount))) break;
-  }
-  return text;
-}
-
-/** `Approval K7QX2M was approved by grace at 10:05 UTC: book_flight (GBP 374.00).`; nothing while pending or for the decider. */
-function updateText(record: ApprovalRecord, destination: Destination, context: Context): string | undefined {
-  const by = record.decidedBy;
-  if (record.status === 'pending' || (by?.channel === destination.channel && by.address === destination.address)) return undefined;
-  const who = decidedByLabel(record);
-  const outcome = record.status === 'expired' ? 'expired without a decision' : `was ${record.status === 'granted' ? 'approved' : 'denied'}${who === undefined ? '' : ` by ${who}`}`;
-  const at = clockTimeOf(record.decidedAt ?? record.expiresAt, context.clock(), context.timeZone);
-  const after = `${record.status === 'granted' ? '' : ' It will not be done.'}${record.reason === undefined ? '' : ` Reason: ${record.reason}`}`;
-  return `Approval ${record.shortCode} ${outcome} at ${at}: ${callSummary(record, context.sentences)}.${after}`;
-}
-
 const said = (text: string): Part => ({ text, metadata: { partType: 'response' } });
+
+function contextOf(options: SmsRenderOptions): Context {
+  return {
+    limits: segmentLimitsOf(options),
+    clock: options.clock ?? (() => new Date()),
+    timeZone: checkTimeZone(options.timeZone ?? 'UTC'),
+    ...(options.sentences === undefined ? {} : { sentences: options.sentences }),
+  };
+}
 
 /**
  * Creates the renderer. An SMS answer over `maxSegments` keeps the parts that fit, renumbered, the
@@ -179,12 +93,7 @@ const said = (text: string): Part => ({ text, metadata: { partType: 'response' }
  * @throws SwitchboardError `config.invalid` for limits out of range or an unknown time zone.
  */
 export function createSmsRender(options: SmsRenderOptions = {}): SmsRender {
-  const context: Context = {
-    limits: limitsOf(options),
-    clock: options.clock ?? (() => new Date()),
-    timeZone: checkTimeZone(options.timeZone ?? 'UTC'),
-    ...(options.sentences === undefined ? {} : { sentences: options.sentences }),
-  };
+  const context = contextOf(options);
   return (input, destination) => {
     switch (input.type) {
       case 'envelope':
@@ -194,9 +103,9 @@ export function createSmsRender(options: SmsRenderOptions = {}): SmsRender {
       case 'notice':
         return rendered([said(input.text)], destination, 'notice', context);
       case 'approval-request':
-        return [smsPayload(destination.address, 'approval-request', requestBody(input.record, isWhatsAppAddress(destination.address), context))];
+        return [smsPayload(destination.address, 'approval-request', approvalRequestBody(input.record, isWhatsAppAddress(destination.address), context))];
       case 'approval-update': {
-        const text = updateText(input.record, destination, context);
+        const text = approvalUpdateText(input.record, destination, context);
         return text === undefined ? [] : rendered([said(text)], destination, 'approval-update', context);
       }
       case 'turn':

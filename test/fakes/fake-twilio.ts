@@ -540,8 +540,13 @@ function all(params: TwilioParams, name: string): string[] {
 
 /** Twilio's checks of a send, in the order Twilio reports them. */
 function refuseSend(state: FakeState, params: TwilioParams): Reply | undefined {
-  const to = single(params, 'To') ?? '';
-  const from = single(params, 'From');
+  const rawTo = single(params, 'To') ?? '';
+  const rawFrom = single(params, 'From');
+  // WhatsApp sends: both addresses carry the `whatsapp:` prefix, the numbers checked as for SMS.
+  const whatsapp = rawTo.startsWith('whatsapp:');
+  if (whatsapp && rawFrom !== undefined && !rawFrom.startsWith('whatsapp:')) return errorReply(400, 21910, `Invalid From and To pair. From and To should be of the same channel.`);
+  const to = whatsapp ? rawTo.slice('whatsapp:'.length) : rawTo;
+  const from = whatsapp && rawFrom !== undefined ? rawFrom.slice('whatsapp:'.length) : rawFrom;
   const body = single(params, 'Body') ?? '';
   if (to === '') return errorReply(400, 21604);
   if (!E164.test(to)) return errorReply(400, 21211, `The 'To' number ${to} is not a valid phone number.`);

@@ -81,7 +81,7 @@ let counter = 0;
 /** Texts the bot from `from`, signed over the public URL as Twilio would; resolves to the HTTP answer. */
 async function text(from: string, body: string, extra: { signedUrl?: string; signature?: string | null; idempotencyToken?: string; media?: { url: string; contentType: string }[] } = {}) {
   counter += 1;
-  const params = inboundSmsParams({ from, to: BOT, body, accountSid: ACCOUNT, messageSid: `SM${counter.toString(16).padStart(32, '0')}`, ...(extra.media === undefined ? {} : { media: extra.media }) });
+  const params = inboundSmsParams({ from, to: from.startsWith('whatsapp:') ? `whatsapp:${BOT}` : BOT, body, accountSid: ACCOUNT, messageSid: `SM${counter.toString(16).padStart(32, '0')}`, ...(extra.media === undefined ? {} : { media: extra.media }) });
   return postTwilioWebhook({
     url: `${service.url ?? ''}/webhooks/twilio/sms`,
     signedUrl: extra.signedUrl ?? `${PUBLIC_URL}/webhooks/twilio/sms`,
@@ -218,5 +218,15 @@ describe('sms: the webhook and the carrier rules', () => {
     await twilio.deliverStatuses(sid, ['queued', 'sent', 'delivered'], { order: 'reversed', url: `${service.url ?? ''}/webhooks/twilio/status`, signedUrl: `${PUBLIC_URL}/webhooks/twilio/status` });
     const store = createSmsStore({ redis, prefix: `${prefix}:sms:${ACCOUNT}` });
     expect((await store.status(sid))?.status).toBe('delivered');
+  });
+
+  it('serves Twilio WhatsApp addresses: the answer goes to whatsapp:+… in WhatsApp markup, from our WhatsApp sender', async () => {
+    const wa = 'whatsapp:+15550106001';
+    expect((await text(wa, 'Flights? #hello')).status).toBe(200);
+    await waitFor(() => twilio.messages(wa).length > 0, 'the WhatsApp answer');
+    const [message] = twilio.messages(wa);
+    expect(message?.from).toBe(`whatsapp:${BOT}`);
+    expect(message?.body).toContain('*best*');
+    expect(message?.body).not.toContain('**');
   });
 });

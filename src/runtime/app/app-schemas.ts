@@ -57,13 +57,18 @@ const channelRoute = {
   type: 'object',
   additionalProperties: false,
   required: ['actor'],
-  properties: { actor: actorName, midTurn },
+  properties: {
+    actor: actorName,
+    midTurn,
+    maxSegments: { type: 'integer', minimum: 1, maximum: 30, description: 'the most SMS segments one answer may use, from 1 to 30' },
+  },
 };
 
 const addressLists: Record<string, Record<string, unknown>> = {
   email: strings({ type: 'string', format: 'email', description: 'an email address' }),
   sms: strings({ type: 'string', pattern: E164_PATTERN, description: 'an E.164 phone number such as +447700900123' }),
   slack: strings({ type: 'string', minLength: 1 }),
+  whatsapp: strings({ type: 'string', pattern: E164_PATTERN, description: 'an E.164 phone number such as +447700900123' }),
   web: strings({ type: 'string', minLength: 1 }),
 };
 

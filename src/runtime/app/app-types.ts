@@ -5,7 +5,7 @@
 import type { ActorConfig, ActorLimits, MidTurnMode } from '../actor/actor-config.ts';
 
 /** The channels an app can route and a person can be reached on. */
-export const CHANNEL_NAMES = ['web', 'email', 'sms', 'slack'] as const;
+export const CHANNEL_NAMES = ['web', 'email', 'sms', 'slack', 'whatsapp'] as const;
 
 /** One of {@link CHANNEL_NAMES}. */
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
@@ -25,6 +25,11 @@ export interface ChannelRoute {
    * `midTurn` applies.
    */
   readonly midTurn?: MidTurnMode;
+  /**
+   * SMS only: the most segments one answer may use, all its parts together (1 to 30). Default 10;
+   * a longer answer is cut with a note.
+   */
+  readonly maxSegments?: number;
 }
 
 /** A known person and the addresses that identify them on each channel. */
@@ -35,7 +40,7 @@ export interface Person {
   readonly name: string;
   /**
    * Addresses per channel; every channel is present (empty when none). Email addresses are
-   * lower-cased; SMS numbers are E.164 (`+447700900123`).
+   * lower-cased; SMS and WhatsApp numbers are E.164 (`+447700900123`).
    */
   readonly addresses: Readonly<Record<ChannelName, readonly string[]>>;
   /** Roles for `role:<name>` approvers. Default `[]`. */

@@ -47,13 +47,14 @@ describe('a valid app', () => {
       email: { actor: 'writer', midTurn: 'followup' },
       sms: { actor: 'helper' },
       slack: { actor: 'helper' },
+      whatsapp: { actor: 'helper' },
     });
   });
 
   it('fills people and approvals', async () => {
     const app = await load(VALID_APP);
     expect(app.people).toEqual([
-      { id: 'sam', name: 'Sam Example', addresses: { web: [], email: ['sam@example.com'], sms: ['+447700900123'], slack: [] }, roles: ['approver'] },
+      { id: 'sam', name: 'Sam Example', addresses: { web: [], email: ['sam@example.com'], sms: ['+447700900123'], slack: [], whatsapp: [] }, roles: ['approver'] },
     ]);
     expect(app.approvals).toEqual([
       { tool: 'pay', approvers: ['sam', 'role:approver'], allowRequester: false, expiresInMinutes: DEFAULT_APPROVAL_EXPIRY_MINUTES },

@@ -14,7 +14,7 @@ describe("people's web addresses", () => {
       { app: 'a', entryActor: 'main', people: [{ id: 'ada', name: 'Ada Lovelace', addresses: { web: ['web:ada', 'web:conv-7'], email: ['Ada@Example.com'] } }] },
       problems,
     );
-    expect(people[0]?.addresses).toEqual({ web: [], email: ['ada@example.com'], sms: [], slack: [] });
+    expect(people[0]?.addresses).toEqual({ web: [], email: ['ada@example.com'], sms: [], slack: [], whatsapp: [] });
     expect(problems.list().map((problem) => problem.field)).toEqual(['people[0].addresses.web[0]', 'people[0].addresses.web[1]']);
     const [first] = problems.list();
     expect(first?.message).toContain('"web:ada" cannot identify ada');

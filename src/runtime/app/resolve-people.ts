@@ -31,7 +31,7 @@ export function resolvePeople(config: SwitchboardConfig, problems: AppProblems):
     if (earlier === undefined) firstById.set(entry.id, index);
     else problems.add(SWITCHBOARD_FILE, `people[${index}].id`, `"${entry.id}" is already the id of people[${earlier}]`);
 
-    const addresses: Record<ChannelName, readonly string[]> = { web: [], email: [], sms: [], slack: [] };
+    const addresses: Record<ChannelName, readonly string[]> = { web: [], email: [], sms: [], slack: [], whatsapp: [] };
     refuseWebAddresses(entry, index, problems);
     for (const channel of CHANNEL_NAMES) {
       if (channel === 'web') continue;

@@ -1,7 +1,7 @@
 /** People shared by the proactive message tests (not a test file itself). */
 import type { Person } from '../app/app-types.ts';
 
-const none = { web: [], email: [], sms: [], slack: [] };
+const none = { web: [], email: [], sms: [], slack: [], whatsapp: [] };
 
 /** Grace: email, SMS (two numbers) and a web conversation. Ada: email only. Lin: no address. */
 export const PEOPLE: readonly Person[] = [
