@@ -10,6 +10,7 @@ import { normaliseGsm } from '../kit/render/gsm.ts';
 import { parseMarkdown } from '../kit/render/parse-markdown.ts';
 import { smsSegmentCount, smsSegments } from '../kit/render/sms-segments.ts';
 import { createSmsRender, CUT_NOTE, type SmsRenderOptions } from './render.ts';
+import { capSegments, segmentLimitsOf } from './segment-cap.ts';
 import { readSmsPayload, smsPayload, type SmsPayload } from './sms-payload.ts';
 
 const SMS = { channel: 'sms', address: '+447700900123' };
@@ -81,6 +82,25 @@ describe('SMS segment counts', () => {
   });
 });
 
+describe('SMS segment cap', () => {
+  it('fills in the limits, the part never above the answer', () => {
+    expect(segmentLimitsOf({})).toEqual({ answer: 10, part: 3 });
+    expect(segmentLimitsOf({ maxSegments: 2, partSegments: 5 })).toEqual({ answer: 2, part: 2 });
+  });
+
+  it('keeps chunks within the cap and renumbers a cut answer, its last part ending with the note', () => {
+    const chunks = ['(1/3) First sentence.', '(2/3) Second sentence.', '(3/3) Third.'];
+    expect(capSegments(chunks, { answer: 3, part: 1 })).toEqual(chunks);
+    const long = [`(1/2) ${'Some words here. '.repeat(9)}`, `(2/2) ${'More words there. '.repeat(9)}`];
+    const cut = capSegments(long, { answer: 1, part: 1 });
+    expect(cut).toHaveLength(1);
+    expect(cut[0]).toMatch(/^Some words here\. .*\n\(Answer shortened/);
+    expect(cut[0]?.endsWith(CUT_NOTE)).toBe(true);
+    expect(smsSegmentCount(cut[0] ?? '')).toBe(1);
+    expect(capSegments(['x'.repeat(400)], { answer: 1, part: 1 }).at(-1)?.endsWith(CUT_NOTE)).toBe(true);
+  });
+});
+
 describe('SMS approvals', () => {
   const render = createSmsRender({ clock });
   const record = contractApproval({ channel: 'sms', address: SMS.address });
@@ -114,6 +134,9 @@ describe('SMS approvals', () => {
     const decided = { ...record, status: 'granted', decidedAt: '2030-01-01T10:05:00.000Z', decidedBy: { channel: 'email', address: 'grace@example.com', personId: 'grace' } } as const;
     expect(update(decided).map((payload) => payload.body)).toEqual(['Approval K7QX2M was approved by grace at 10:05 UTC: book_flight (GBP 374.00).']);
     expect(update({ ...decided, decidedBy: { ...SMS, personId: 'grace' } })).toEqual([]);
+    expect(update({ ...decided, status: 'denied', reason: 'Too dear' })[0]?.body).toBe(
+      'Approval K7QX2M was denied by grace at 10:05 UTC: book_flight (GBP 374.00). It will not be done. Reason: Too dear',
+    );
     expect(update({ ...record, status: 'expired' })[0]?.body).toMatch(/^Approval K7QX2M expired without a decision at 14:00 UTC: .*It will not be done\.$/);
   });
 
