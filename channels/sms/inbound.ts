@@ -73,54 +73,45 @@ async function takeMessage(params: WebhookParams, idempotencyToken: string | und
   answer(res, 200, EMPTY_TWIML);
 }
 
+/** Takes a status callback: the status saved forward only; 21610 marks the number opted out. */
+async function takeStatus(params: WebhookParams, options: SmsRoutesOptions): Promise<{ status: 400; reason: string } | undefined> {
+  const messageSid = params['MessageSid'] ?? params['SmsSid'];
+  const status = params['MessageStatus'] ?? params['SmsStatus'];
+  if (messageSid === undefined || status === undefined) return { status: 400, reason: 'not a status callback' };
+  const errorCode = params['ErrorCode'];
+  const to = params['To'];
+  await options.store.recordStatus({ messageSid, status, updatedAt: options.clock().toISOString(), ...(errorCode === undefined ? {} : { errorCode }), ...(to === undefined ? {} : { to }) });
+  // 21610: the recipient replied STOP to the carrier; nothing more is sent until they opt in.
+  if (errorCode === '21610' && to !== undefined) await options.store.optOut(to);
+  return undefined;
+}
+
 /** The two webhook routes. */
 export function createSmsRoutes(options: SmsRoutesOptions): Route[] {
   const refuse = (res: ServerResponse, status: number, reason: string): void => {
     options.logger.warn({ channel: 'sms', status, reason }, 'sms: webhook refused');
     answer(res, status, reason, 'text/plain; charset=utf-8');
   };
+  /** A route that verifies the webhook, then hands its parameters on. */
+  const webhook = (pattern: string, take: (params: WebhookParams, token: string | undefined, res: ServerResponse) => Promise<void>): Route => ({
+    method: 'POST',
+    pattern,
+    async handler({ req, res }) {
+      const reading = await readTwilioWebhook(req, options.check);
+      if (reading.ok) await take(reading.params, reading.idempotencyToken, res);
+      else refuse(res, reading.status, reading.reason);
+    },
+  });
   return [
-    {
-      method: 'POST',
-      pattern: '/webhooks/twilio/sms',
-      async handler({ req, res }) {
-        const reading = await readTwilioWebhook(req, options.check);
-        if (!reading.ok) {
-          refuse(res, reading.status, reading.reason);
-          return;
-        }
-        const { params } = reading;
-        const problem = inboundProblem(params, options.ourNumber);
-        if (problem !== undefined) {
-          refuse(res, problem.status, problem.reason);
-          return;
-        }
-        await takeMessage(params, reading.idempotencyToken, options, res);
-      },
-    },
-    {
-      method: 'POST',
-      pattern: '/webhooks/twilio/status',
-      async handler({ req, res }) {
-        const reading = await readTwilioWebhook(req, options.check);
-        if (!reading.ok) {
-          refuse(res, reading.status, reading.reason);
-          return;
-        }
-        const { params } = reading;
-        const messageSid = params['MessageSid'] ?? params['SmsSid'];
-        const status = params['MessageStatus'] ?? params['SmsStatus'];
-        if (messageSid === undefined || status === undefined) {
-          refuse(res, 400, 'not a status callback');
-          return;
-        }
-        const errorCode = params['ErrorCode'];
-        const to = params['To'];
-        await options.store.recordStatus({ messageSid, status, updatedAt: options.clock().toISOString(), ...(errorCode === undefined ? {} : { errorCode }), ...(to === undefined ? {} : { to }) });
-        // 21610: the recipient replied STOP to the carrier; nothing more is sent until they opt in.
-        if (errorCode === '21610' && to !== undefined) await options.store.optOut(to);
-        answer(res, 200, EMPTY_TWIML);
-      },
-    },
+    webhook('/webhooks/twilio/sms', async (params, token, res) => {
+      const problem = inboundProblem(params, options.ourNumber);
+      if (problem === undefined) await takeMessage(params, token, options, res);
+      else refuse(res, problem.status, problem.reason);
+    }),
+    webhook('/webhooks/twilio/status', async (params, _token, res) => {
+      const problem = await takeStatus(params, options);
+      if (problem === undefined) answer(res, 200, EMPTY_TWIML);
+      else refuse(res, problem.status, problem.reason);
+    }),
   ];
 }
