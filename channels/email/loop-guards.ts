@@ -3,55 +3,33 @@
  * mail from machine addresses, our own mail coming back). Pure header checks; a rate cap per sender
  * is the listener's job, as it needs Redis.
  *
- * The checks read the raw header fields, not `mailparser`'s parsed `headers` Map: that Map folds every
- * `List-*` header into one `list` object, keeps only the first `Precedence` and drops fields whose
- * value parses to nothing (an empty `Return-Path: <>` among them). {@link headerFieldsFromLines}
- * builds the fields from `simpleParser`'s `headerLines`.
+ * The checks read the raw header fields, not `mailparser`'s parsed `headers` Map (see
+ * `loop-guards-fields.ts` for why); {@link headerFieldsFromLines} builds the fields from
+ * `simpleParser`'s `headerLines`. The guards themselves are in `loop-guards-header-rules.ts`
+ * (header fields alone) and `loop-guards-sender-rules.ts` (our own and machine addresses).
  */
+import { autoreplyMarkers, autoSubmitted, bulkPrecedence, listHeaders, nullSender, responseSuppressed } from './loop-guards-header-rules.ts';
+import type { LoopCheckedMail, LoopRule } from './loop-guards-mail.ts';
+import { machineSender, ownLoop } from './loop-guards-sender-rules.ts';
 
-/** One header field as the message carries it: the name in lower case, the value unfolded and trimmed. */
-export interface HeaderField {
-  readonly name: string;
-  readonly value: string;
-}
-
-/** One raw header line as `mailparser` gives it in `headerLines`: lower-case `key`, and `line` as `Name: value`, folding included. */
-export interface RawHeaderLine {
-  readonly key: string;
-  readonly line: string;
-}
+/** Header fields as the guards read them, and how to build them from `mailparser`'s `headerLines`. */
+export { headerFieldsFromLines } from './loop-guards-fields.ts';
+export type { HeaderField, RawHeaderLine } from './loop-guards-fields.ts';
 
 /** What {@link automatedMailReason} looks at. */
-export interface LoopCheckedMail {
-  /** Every header field, top first (see {@link headerFieldsFromLines}). */
-  readonly headers: readonly HeaderField[];
-  /** The bare `From` address (`grace@example.com`), or `undefined` when the message has none. */
-  readonly from: string | undefined;
-  /**
-   * The envelope sender (SMTP `MAIL FROM`) when known; `''` or `<>` for the null sender. Default:
-   * read from the `Return-Path` header fields the delivering server added.
-   */
-  readonly returnPath?: string | undefined;
-  /** The bot's own addresses: mail from them, or with an `X-Loop` naming them, is our own coming back. Default none. */
-  readonly ownAddresses?: readonly string[] | undefined;
-}
+export type { LoopCheckedMail } from './loop-guards-mail.ts';
 
-/**
- * Turns `mailparser`'s raw `headerLines` into {@link HeaderField}s: unfolded (RFC 5322 section
- * 2.2.3), the name lower-cased, the value after the first colon trimmed. Encoded words are left as
- * they are: every header the guards read is plain ASCII.
- *
- * @example
- * const parsed = await simpleParser(raw);
- * automatedMailReason({ headers: headerFieldsFromLines(parsed.headerLines), from: parsed.from?.value[0]?.address });
- */
-export function headerFieldsFromLines(lines: readonly RawHeaderLine[]): HeaderField[] {
-  return lines.map(({ key, line }) => {
-    const unfolded = line.replace(/\r?\n(?=[ \t])/g, '');
-    const colon = unfolded.indexOf(':');
-    return { name: key.toLowerCase(), value: colon === -1 ? '' : unfolded.slice(colon + 1).trim() };
-  });
-}
+/** The guards in the order they are tried: the first with an objection names the reason. */
+const RULES: readonly LoopRule[] = [
+  autoSubmitted,
+  nullSender,
+  bulkPrecedence,
+  listHeaders,
+  autoreplyMarkers,
+  responseSuppressed,
+  ownLoop,
+  machineSender,
+];
 
 /**
  * Why the bot must not answer this mail, in words for the log (e.g. `Auto-Submitted: auto-replied`),
@@ -78,134 +56,4 @@ export function automatedMailReason(mail: LoopCheckedMail): string | undefined {
     if (reason !== undefined) return reason;
   }
   return undefined;
-}
-
-type Rule = (mail: LoopCheckedMail) => string | undefined;
-
-const RULES: readonly Rule[] = [
-  autoSubmitted,
-  nullSender,
-  bulkPrecedence,
-  listHeaders,
-  autoreplyMarkers,
-  responseSuppressed,
-  ownLoop,
-  machineSender,
-];
-
-/** Longest header value (in characters) quoted in a reason. */
-const MAX_QUOTED = 80;
-
-function fieldsNamed(mail: LoopCheckedMail, name: string): HeaderField[] {
-  return mail.headers.filter((field) => field.name === name);
-}
-
-/** A header value fit for a log line: control characters removed, cut at {@link MAX_QUOTED} characters. */
-function quoted(value: string): string {
-  const clean = value.replace(/\p{Cc}/gu, ' ');
-  return clean.length > MAX_QUOTED ? `${clean.slice(0, MAX_QUOTED)}…` : clean;
-}
-
-/** The first token of a header value, lower-cased, without comments or parameters (`auto-replied (vacation); x=y` → `auto-replied`). */
-function firstToken(value: string): string {
-  return (value.split(/[\s;(]/, 1)[0] ?? '').toLowerCase();
-}
-
-function autoSubmitted(mail: LoopCheckedMail): string | undefined {
-  const field = fieldsNamed(mail, 'auto-submitted').find((candidate) => firstToken(candidate.value) !== 'no');
-  return field === undefined ? undefined : `Auto-Submitted: ${quoted(field.value)}`;
-}
-
-function isNullPath(value: string): boolean {
-  const compact = value.replace(/\s+/g, '');
-  return compact === '' || compact === '<>';
-}
-
-function nullSender(mail: LoopCheckedMail): string | undefined {
-  if (mail.returnPath !== undefined) {
-    return isNullPath(mail.returnPath) ? 'null envelope sender (MAIL FROM:<>): a bounce or auto-reply' : undefined;
-  }
-  const empty = fieldsNamed(mail, 'return-path').some((field) => isNullPath(field.value));
-  return empty ? 'Return-Path: <> (a bounce or auto-reply)' : undefined;
-}
-
-const BULK_PRECEDENCE = new Set(['bulk', 'list', 'junk', 'auto_reply', 'auto-reply']);
-
-function bulkPrecedence(mail: LoopCheckedMail): string | undefined {
-  const field = fieldsNamed(mail, 'precedence').find((candidate) => BULK_PRECEDENCE.has(firstToken(candidate.value)));
-  return field === undefined ? undefined : `Precedence: ${quoted(field.value)}`;
-}
-
-/** Header names whose presence alone is the reason, lower case to the spelling used in reasons. */
-type MarkerNames = ReadonlyMap<string, string>;
-
-const LIST_HEADERS: MarkerNames = new Map([
-  ['list-id', 'List-Id'],
-  ['list-unsubscribe', 'List-Unsubscribe'],
-]);
-
-const AUTOREPLY_MARKERS: MarkerNames = new Map([
-  ['x-autoreply', 'X-Autoreply'],
-  ['x-autorespond', 'X-Autorespond'],
-  ['x-autogenerated', 'X-Autogenerated'],
-  ['x-autoreply-from', 'X-AutoReply-From'],
-  ['x-mail-autoreply', 'X-Mail-Autoreply'],
-]);
-
-/** The first field named in `markers`, as `Name: value`. */
-function markerField(mail: LoopCheckedMail, markers: MarkerNames): string | undefined {
-  const field = mail.headers.find((candidate) => markers.has(candidate.name));
-  return field === undefined ? undefined : `${markers.get(field.name) ?? field.name}: ${quoted(field.value)}`;
-}
-
-function listHeaders(mail: LoopCheckedMail): string | undefined {
-  const field = markerField(mail, LIST_HEADERS);
-  return field === undefined ? undefined : `${field} (mailing list mail)`;
-}
-
-function autoreplyMarkers(mail: LoopCheckedMail): string | undefined {
-  return markerField(mail, AUTOREPLY_MARKERS);
-}
-
-const SUPPRESSING = new Set(['oof', 'autoreply', 'all']);
-
-function responseSuppressed(mail: LoopCheckedMail): string | undefined {
-  const field = fieldsNamed(mail, 'x-auto-response-suppress').find((candidate) =>
-    candidate.value.split(/[\s,;]+/).some((token) => SUPPRESSING.has(token.toLowerCase())),
-  );
-  return field === undefined ? undefined : `X-Auto-Response-Suppress: ${quoted(field.value)}`;
-}
-
-function ownAddresses(mail: LoopCheckedMail): string[] {
-  return (mail.ownAddresses ?? []).map((address) => address.trim().toLowerCase()).filter((address) => address !== '');
-}
-
-/** The addresses named in a header value, lower-cased (`Bot <bot@example.com>` → `bot@example.com`). */
-function addressesIn(value: string): string[] {
-  return value
-    .toLowerCase()
-    .split(/[\s<>,;:"()[\]]+/)
-    .filter((token) => token.includes('@'));
-}
-
-function ownLoop(mail: LoopCheckedMail): string | undefined {
-  const own = ownAddresses(mail);
-  const field = fieldsNamed(mail, 'x-loop').find((candidate) => addressesIn(candidate.value).some((address) => own.includes(address)));
-  return field === undefined ? undefined : `X-Loop: ${quoted(field.value)} (our own address)`;
-}
-
-/** Local parts of machine senders, matched on the lower-cased local part without a `+tag`. */
-const MACHINE_LOCAL_PARTS: readonly RegExp[] = [
-  /(^|[._-])(no-?reply|no_reply|do-?not-?reply|do_not_reply)($|[._-])/,
-  /^(mailer-daemon|postmaster)$/,
-  /^bounces?($|[._-])/,
-];
-
-function machineSender(mail: LoopCheckedMail): string | undefined {
-  const from = mail.from?.trim().toLowerCase() ?? '';
-  if (from === '') return 'no From address';
-  if (ownAddresses(mail).includes(from)) return `From is our own address ${quoted(from)}`;
-  const at = from.lastIndexOf('@');
-  const local = (at === -1 ? from : from.slice(0, at)).replace(/^"|"$/g, '').split('+', 1)[0] ?? '';
-  return MACHINE_LOCAL_PARTS.some((pattern) => pattern.test(local)) ? `sender ${quoted(from)} is a machine address` : undefined;
 }

@@ -24,7 +24,8 @@ async function numberCheck(client: TwilioClient, sms: SmsEnv): Promise<DoctorChe
   if (from === undefined) return { name: 'sms number', status: 'fail', detail: 'TWILIO_SMS_FROM is unset: answers cannot be sent' };
   if (from.startsWith('MG')) return { name: 'sms number', status: 'ok', detail: `sending through Messaging Service ${from}` };
   try {
-    const owned = await client.incomingPhoneNumbers.list({ phoneNumber: from, limit: 1 });
+    // Twilio's filter matches part of a number: only an exact match counts.
+    const owned = (await client.incomingPhoneNumbers.list({ phoneNumber: from, limit: 20 })).filter((number) => number.phoneNumber === from);
     return owned.length === 0
       ? { name: 'sms number', status: 'fail', detail: `${from} is not a number of account ${sms.accountSid}` }
       : { name: 'sms number', status: 'ok', detail: `${from} belongs to the account; point its messaging webhook at /webhooks/twilio/sms` };

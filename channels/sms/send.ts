@@ -57,8 +57,8 @@ export function createSmsSender(options: SmsSenderOptions): ChannelSender {
       const payload = readSmsPayload(delivery.payload);
       const { from } = options;
       if (from === undefined) throw new DeliveryError('TWILIO_SMS_FROM is not set: there is no number to send from.', { permanent: true });
-      const number = payload.to.replace(/^whatsapp:/, '');
-      if (await options.store.isOptedOut(number)) throw new DeliveryError(`${number} opted out (STOP); nothing is sent until it texts START.`, { permanent: true, providerCode: '21610' });
+      // Opt-outs are kept per address as people write from it: an SMS STOP and a WhatsApp STOP are separate.
+      if (await options.store.isOptedOut(payload.to)) throw new DeliveryError(`${payload.to} opted out (STOP); nothing is sent until it sends START.`, { permanent: true, providerCode: '21610' });
       try {
         const message = await options.client.messages.create({
           to: payload.to,
@@ -70,7 +70,7 @@ export function createSmsSender(options: SmsSenderOptions): ChannelSender {
         return { providerMessageId: message.sid, details: { status: message.status, segments: message.numSegments } };
       } catch (error) {
         const failure = deliveryErrorOf(error);
-        if (failure.providerCode === '21610') await options.store.optOut(number);
+        if (failure.providerCode === '21610') await options.store.optOut(payload.to);
         throw failure;
       }
     },

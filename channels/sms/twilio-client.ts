@@ -31,7 +31,7 @@ export interface MessageParams {
  */
 export interface TwilioClient {
   readonly messages: { create(params: MessageParams): Promise<CreatedMessage> };
-  readonly incomingPhoneNumbers: { list(params: { phoneNumber: string; limit: number }): Promise<readonly unknown[]> };
+  readonly incomingPhoneNumbers: { list(params: { phoneNumber: string; limit: number }): Promise<readonly { readonly phoneNumber: string }[]> };
   account(accountSid: string): { fetch(): Promise<{ readonly status: string; readonly friendlyName: string }> };
 }
 

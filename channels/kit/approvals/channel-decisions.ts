@@ -26,7 +26,7 @@ export interface ChannelDecisionsConfig {
 
 /** One text reply from a channel. */
 export interface ChannelReply {
-  /** Who sent it, as the channel established it; `verified: false` for weak identities (SMS caller id). */
+  /** Who sent it, as the channel established it; `verified: false` when the channel could not vouch for the sender (an unsigned mail). */
   readonly sender: ChannelIdentity & { readonly verified: boolean };
   /** The message text; only its first visible line can decide. */
   readonly text: string;
