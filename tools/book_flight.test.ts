@@ -1,11 +1,23 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createToolHandlerContext } from '../src/protocol/tools/tool-handler-context.ts';
 import { createToolRegistry } from '../src/protocol/tools/tool-registry.ts';
 import { domainDataOf } from '../src/runtime/actor/tool-call.ts';
-import bookFlight, { type BookFlightArgs, type BookFlightResult } from './book_flight.ts';
+import { appBookingLedger } from './_bookings.ts';
+import { createBookFlightTool, type BookFlightArgs, type BookFlightResult } from './book_flight.ts';
 
-function context(sessionId: string, turnId = 'turn-1'): ReturnType<typeof createToolHandlerContext> {
-  return createToolHandlerContext({ actorName: 'concierge', sessionId, turnId });
+// A ledger of its own, so that the tests leave the example app's .data/ alone.
+const appDir = mkdtempSync(join(tmpdir(), 'switchboard-book-flight-'));
+afterAll(() => {
+  rmSync(appDir, { recursive: true, force: true });
+});
+const ledger = appBookingLedger(appDir);
+const bookFlight = createBookFlightTool(ledger);
+
+function context(sessionId: string, turnId = 'turn-1', personId?: string): ReturnType<typeof createToolHandlerContext> {
+  return createToolHandlerContext({ actorName: 'concierge', sessionId, turnId, personId });
 }
 
 const TWO_ON_MW304: BookFlightArgs = {
@@ -48,6 +60,20 @@ describe('book_flight', () => {
     const first = await book(TWO_ON_MW304, 'session-a');
     expect((await book(TWO_ON_MW304, 'session-b')).bookingReference).not.toBe(first.bookingReference);
     expect((await book(TWO_ON_MW304, 'session-a', 'turn-2')).bookingReference).not.toBe(first.bookingReference);
+  });
+
+  it('records each booking once in the ledger, under the person, else the session', async () => {
+    const now = new Date('2026-12-01T00:00:00Z');
+    const asAda = context('session-ledger', 'turn-1', 'ada');
+    const first = await bookFlight.handler(TWO_ON_MW304, asAda);
+    await bookFlight.handler(TWO_ON_MW304, asAda);
+    // Another process (or this one after a restart) retrying the same call: the same reference, not written again.
+    await createBookFlightTool(ledger).handler(TWO_ON_MW304, asAda);
+    const anonymous = await book({ flightNumber: 'SL 518', date: '2026-12-18', passengers: [{ fullName: 'Lin Chen' }], totalCost: 64, currency: 'EUR' }, 'session-unknown');
+    const lines = readFileSync(ledger.file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { owner: string; booking: { bookingReference: string } });
+    expect(lines.filter((line) => line.booking.bookingReference === first.bookingReference)).toEqual([expect.objectContaining({ owner: 'person:ada' })]);
+    expect((await ledger.upcoming('person:ada', now)).map((booking) => booking.bookingReference)).toEqual([first.bookingReference]);
+    expect((await ledger.upcoming('session:session-unknown', now)).map((booking) => booking.bookingReference)).toEqual([anonymous.bookingReference]);
   });
 
   it('refuses a total that does not match the fare, and books nothing', async () => {

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
@@ -25,6 +26,7 @@ import { smsChannel } from '../../channels/sms/index.ts';
 import { issueSignInLink } from '../../channels/web/identity/sign-in-links.ts';
 import { webChannel } from '../../channels/web/index.ts';
 import { createWebEventStore, type WebEventStore } from '../../channels/web/stream/event-store.ts';
+import { outboundQueueName } from '../../queues/outbound-queue.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { removeApps, writeApp, type AppFiles } from '../../src/runtime/app/app-test-fixtures.ts';
 import { startService, type Service } from '../../src/runtime/service/create-service.ts';
@@ -124,6 +126,17 @@ function summaryIn(call: ScenarioCall): string {
 
 const texted = (): string[] => twilio.messages(ADA).map((message) => message.body);
 
+/** Whether the SMS outbound queue of `prefix` has nothing waiting, running or set to retry. */
+async function outboundIdle(prefix: string): Promise<boolean> {
+  const queue = new Queue(outboundQueueName('sms'), { connection: { url: redisUrl() }, prefix });
+  try {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return Object.values(counts).every((count) => count === 0);
+  } finally {
+    await queue.close();
+  }
+}
+
 describe('sms summary asked for on the web chat', () => {
   const prefix = uniquePrefix('sms-summary-asked');
   let appDir: string;
@@ -131,6 +144,7 @@ describe('sms summary asked for on the web chat', () => {
   let store: WebEventStore;
   let ada: WebClient;
   const summaries: string[] = [];
+  const offered: string[] = [];
 
   beforeAll(async () => {
     appDir = exampleApp(BASE);
@@ -168,7 +182,7 @@ describe('sms summary asked for on the web chat', () => {
       ],
       summary: [
         (call) => {
-          expect(call.tools).toEqual(expect.arrayContaining(['upcoming_trips', 'notify']));
+          offered.push(...call.tools);
           return reply(toolCall('upcoming_trips', {}));
         },
         (call) => {
@@ -186,8 +200,10 @@ describe('sms summary asked for on the web chat', () => {
     expect(await appBookingLedger(appDir).upcoming('person:ada', new Date(NOW))).toEqual([expect.objectContaining({ bookingReference: reference })]);
 
     const answered = await say('ada-trips', 'Please text me a summary #summary', 2);
+    expect(offered).toEqual(expect.arrayContaining(['upcoming_trips', 'notify']));
     expect(answered.at(-1)).toBe('Done: Sent to Ada Lovelace by sms.');
     await waitFor(() => texted().length > 0, 'the summary reached the fake Twilio');
+    await waitFor(async () => outboundIdle(prefix), 'the SMS outbound queue is empty');
     const [summary] = summaries;
     expect(summary).toContain(`MW 304 LHR->CDG, Ada Lovelace, ref ${reference ?? ''}`);
     expect(texted()).toEqual([summary]);

@@ -5,7 +5,8 @@ import { DEFAULT_ACTOR_LIMITS } from '../actor/actor-config.ts';
 import { resolveActors } from '../actor/resolved-actor.ts';
 import { appProblems, removeApps, toolModule, VALID_APP, writeApp, type AppFiles } from './app-test-fixtures.ts';
 import { DEFAULT_APPROVAL_EXPIRY_MINUTES } from './app-types.ts';
-import { BUILTIN_TOOLS_FILE, loadApp } from './load-app.ts';
+import { createNotifyTool } from '../proactive/notify-tool.ts';
+import { BUILTIN_TOOLS_FILE, loadApp, type LoadAppOptions } from './load-app.ts';
 
 afterAll(removeApps);
 
@@ -307,16 +308,20 @@ it('collects problems of every file into one error', async () => {
 
 describe('the example app in the repository', () => {
   const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+  // The concierge lists the built-in notify, which the service registers.
+  const registerNotify: LoadAppOptions['registerBuiltins'] = (registry, { people }) => {
+    registry.register(createNotifyTool({ people, enabledChannels: ['web'], requiresApproval: false, send: () => Promise.resolve() }));
+  };
 
   it('loads, and every actor resolves its tools', async () => {
     const registry = createToolRegistry();
-    const app = await loadApp({ dir: repoRoot, defaultModel: DEFAULT_MODEL, registry });
+    const app = await loadApp({ dir: repoRoot, defaultModel: DEFAULT_MODEL, registry, registerBuiltins: registerNotify });
     expect(app.entryActor).toBe('concierge');
     expect(app.channels.web.actor).toBe('concierge');
-    expect(app.tools).toEqual(['book_flight', 'format_itinerary', 'search_flights']);
+    expect(app.tools).toEqual(['book_flight', 'format_itinerary', 'search_flights', 'upcoming_trips']);
     const actors = resolveActors(app.actors, registry);
     expect([...actors.keys()]).toEqual(['concierge', 'drafter']);
-    expect([...(actors.get('concierge')?.tools.keys() ?? [])]).toEqual(['search_flights', 'book_flight', 'format_itinerary']);
+    expect([...(actors.get('concierge')?.tools.keys() ?? [])]).toEqual(['search_flights', 'book_flight', 'format_itinerary', 'upcoming_trips', 'notify']);
     expect(actors.get('concierge')?.terminalTools.map((tool) => tool.name)).toEqual(['format_itinerary']);
     expect(actors.get('drafter')?.tools.size).toBe(0);
     expect(app.approvals).toEqual([{ tool: 'book_flight', approvers: [], allowRequester: true, expiresInMinutes: 30 }]);

@@ -38,6 +38,8 @@ describe('the notify tool', () => {
     const registered = registry.register(notifyWith().tool);
     expect(registered).toMatchObject({ name: 'notify', scope: 'generalist', routing: 'routed', requiresApproval: false });
     expect(registered.description).toContain('People: grace (Grace Hopper), ada (Ada Lovelace), lin (Lin Chen).');
+    expect(registered.description).toContain('use person "me"');
+    expect(registered.inputSchema.properties?.['person']).toMatchObject({ description: expect.stringContaining('"me" for the person you are talking to') as unknown });
     expect(registered.inputSchema.properties?.['channel']).toMatchObject({ enum: ['sms', 'email', 'web'] });
     expect(registry.validateArguments('notify', { person: 'grace', text: 'Hi' }).ok).toBe(true);
     expect(registry.validateArguments('notify', { person: 'grace', text: 'x'.repeat(1601) }).ok).toBe(false);
@@ -73,6 +75,24 @@ describe('the notify tool', () => {
       'Ada Lovelace (ada) has no address on any channel tried (sms). Their addresses are on: email. Nothing was sent.',
     );
     await expect(tool.handler({ person: 'lin', text: 'Hi' }, ctx)).rejects.toThrow('Lin Chen (lin) has no address on any channel tried (sms, email, web).');
+    expect(sent).toEqual([]);
+  });
+
+  it('sends person "me" to the known person the actor is talking to', async () => {
+    const { tool, sent } = notifyWith();
+    const fromGrace = createToolHandlerContext({ actorName: 'concierge', sessionId: 'session-1', turnId: 'turn-1', personId: 'grace' });
+    const args = { person: 'me', text: 'Your trips.', channel: 'sms' };
+    expect(await tool.handler(args, fromGrace)).toBe('Sent to Grace Hopper by sms.');
+    expect(sent).toEqual([{ destination: { channel: 'sms', address: '+15550100' }, text: 'Your trips.', key: notifyIdempotencyKey(fromGrace, args) }]);
+    const fromAda = createToolHandlerContext({ actorName: 'concierge', sessionId: 'session-2', turnId: 'turn-1', personId: 'ada' });
+    await expect(tool.handler(args, fromAda)).rejects.toThrow('Ada Lovelace (ada) has no address on any channel tried (sms).');
+  });
+
+  it('fails person "me" with a message for the model when the sender is not a known person', async () => {
+    const { tool, sent } = notifyWith();
+    await expect(tool.handler({ person: 'me', text: 'Hi' }, ctx)).rejects.toThrow(
+      '"me" is the person you are talking to, and they are not a known person, so nothing was sent.',
+    );
     expect(sent).toEqual([]);
   });
 

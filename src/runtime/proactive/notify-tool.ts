@@ -1,6 +1,7 @@
 /**
- * The built-in `notify` tool: lets an actor send a short message to a known person, on their
- * preferred enabled channel, outside the conversation it is answering.
+ * The built-in `notify` tool: lets an actor send a short message to a known person (or, with
+ * `person: "me"`, to the known person it is talking to), on their preferred enabled channel,
+ * outside the conversation it is answering.
  */
 import { createHash } from 'node:crypto';
 import type { GeneralistToolDefinition, ToolHandlerContext } from '../../protocol/tools/tool-definition.ts';
@@ -17,9 +18,12 @@ export const NOTIFY_MAX_TEXT_CHARS = 1600;
 /** Most people listed by id in the tool's description. */
 const LISTED_PEOPLE = 50;
 
+/** The `person` that means the person the actor is talking to (`ToolHandlerContext.personId`). */
+export const NOTIFY_ME = 'me';
+
 /** Arguments of `notify`, after schema validation. */
 export interface NotifyArgs {
-  /** A person id from `people`. */
+  /** A person id from `people`, or {@link NOTIFY_ME} for the person the actor is talking to. */
   readonly person: string;
   /** 1 to {@link NOTIFY_MAX_TEXT_CHARS} characters, not only spaces. */
   readonly text: string;
@@ -56,13 +60,19 @@ export function notifyIdempotencyKey(ctx: Pick<ToolHandlerContext, 'sessionId' |
   return `notify:${digest}`;
 }
 
+/** The failure of `person: "me"` when the sender is not a known person. */
+const NOT_A_PERSON =
+  `"${NOTIFY_ME}" is the person you are talking to, and they are not a known person, so nothing was sent. ` +
+  'Only people listed in this tool\'s description can be messaged.';
+
 function describe(people: readonly Person[], order: readonly string[]): string {
   const listed = people.slice(0, LISTED_PEOPLE).map((person) => `${person.id} (${person.name})`);
   const more = people.length > LISTED_PEOPLE ? `, and ${people.length - LISTED_PEOPLE} more` : '';
   return (
     'Send a short plain-text message to a known person, outside this conversation (to answer the person you are ' +
-    `talking to, use respond). It goes to their first reachable channel in the order ${order.join(', ')}, ` +
-    `unless channel is given. People: ${people.length === 0 ? '(none)' : listed.join(', ') + more}.`
+    `talking to, use respond; to reach them on another channel, use person "${NOTIFY_ME}"). It goes to their first ` +
+    `reachable channel in the order ${order.join(', ')}, unless channel is given. ` +
+    `People: ${people.length === 0 ? '(none)' : listed.join(', ') + more}.`
   );
 }
 
@@ -87,18 +97,25 @@ export function createNotifyTool(options: NotifyToolOptions): GeneralistToolDefi
       additionalProperties: false,
       required: ['person', 'text'],
       properties: {
-        person: { type: 'string', minLength: 1, maxLength: 64, description: 'The id of a known person, e.g. "grace".' },
+        person: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description: `The id of a known person, e.g. "grace", or "${NOTIFY_ME}" for the person you are talking to.`,
+        },
         text: { type: 'string', minLength: 1, maxLength: NOTIFY_MAX_TEXT_CHARS, pattern: '\\S', description: 'The message, plain text.' },
         ...(order.length === 0 ? {} : { channel }),
       },
     },
     handler: async (args, ctx) => {
+      const personId = args.person === NOTIFY_ME ? ctx.personId : args.person;
+      if (personId === undefined) throw new Error(NOT_A_PERSON);
       const preference = args.channel === undefined ? order : [args.channel];
-      const resolved = resolveRecipient({ personId: args.person }, { people: options.people, enabledChannels: order, preference });
+      const resolved = resolveRecipient({ personId }, { people: options.people, enabledChannels: order, preference });
       if (!resolved.ok) throw new Error(`${resolved.message} Nothing was sent.`);
       const { destination, person } = resolved;
       await options.send(destination, args.text, notifyIdempotencyKey(ctx, args));
-      return `Sent to ${person?.name ?? args.person} by ${destination.channel}.`;
+      return `Sent to ${person?.name ?? personId} by ${destination.channel}.`;
     },
   };
 }

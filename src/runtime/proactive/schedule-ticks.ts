@@ -24,7 +24,7 @@ export interface ScheduleTicksOptions {
 
 /**
  * The `onTick` of the scheduler for the service: resolves the schedule's recipient and enqueues
- * its {@link scheduledInjection}.
+ * its {@link scheduledInjection} (on behalf of the recipient when it is a person).
  *
  * @returns A tick handler; it rejects with `SwitchboardError('schedule.invalid')` when the
  *   recipient cannot be reached (unknown person, no address on an enabled channel, a disabled
@@ -41,6 +41,6 @@ export function createScheduleTicks(options: ScheduleTicksOptions): (schedule: S
         details: { scheduleId: schedule.id, failure: resolved.failure },
       });
     }
-    await options.enqueue(scheduledInjection(schedule, firedAt, resolved.destination, options.tenantId));
+    await options.enqueue(scheduledInjection(schedule, firedAt, resolved.destination, options.tenantId, resolved.person));
   };
 }

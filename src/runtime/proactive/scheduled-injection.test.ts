@@ -36,6 +36,11 @@ describe('scheduledInjection', () => {
     expect(scheduledActorOf(injection)).toBe('concierge');
   });
 
+  it('runs on behalf of the recipient when it is a person, so tools see their personId', () => {
+    const injection = scheduledInjection(morning, FIRED_AT, { channel: 'sms', address: '+15550100' }, 't', { id: 'grace' });
+    expect(injection.sender).toEqual({ id: 'schedule:morning', verified: true, displayName: 'schedule morning', personId: 'grace' });
+  });
+
   it('uses the conversation id as the key of a web conversation', () => {
     const injection = scheduledInjection(morning, FIRED_AT, { channel: 'web', address: 'grace-chat' }, 't');
     expect(injection.conversationKey).toBe('grace-chat');
@@ -64,6 +69,14 @@ describe('createScheduleTicks', () => {
     expect(enqueued).toHaveLength(2);
     expect(enqueued[0]).toEqual(enqueued[1]);
     expect(enqueued[0]?.replyTo).toEqual({ channel: 'email', address: 'grace@example.com' });
+    expect(enqueued[0]?.sender.personId).toBe('grace');
+  });
+
+  it('names no person for a schedule sent to an explicit address', async () => {
+    const enqueued: Injection[] = [];
+    const tick = createScheduleTicks({ people: PEOPLE, enabledChannels: ['sms'], tenantId: 't', enqueue: (injection) => Promise.resolve(enqueued.push(injection)) });
+    await tick({ ...morning, to: { channel: 'sms', address: '+15550142' } }, FIRED_AT);
+    expect(enqueued[0]?.sender).toEqual({ id: 'schedule:morning', verified: true, displayName: 'schedule morning' });
   });
 
   it('fails with schedule.invalid when the recipient cannot be reached', async () => {

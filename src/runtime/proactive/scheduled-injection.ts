@@ -2,7 +2,7 @@
  * The injection a schedule's tick becomes: a message to the schedule's actor, as if the
  * recipient's conversation had received the schedule's prompt, whose answer goes to the recipient.
  */
-import type { ScheduleConfig } from '../app/app-types.ts';
+import type { Person, ScheduleConfig } from '../app/app-types.ts';
 import type { Destination, Injection } from '../injection.ts';
 
 /** `data.origin` of an injection made by {@link scheduledInjection}. */
@@ -20,11 +20,16 @@ export type ScheduledInjectionData = {
  * The injection of the tick of `schedule` due at `firedAt`, answered at `destination`:
  * id `schedule:<id>:<firedAt ms>` (the same for every run of one tick, so the inbound queue keeps
  * one), kind `message`, the destination's channel and address as conversation key (for web, the
- * conversation id), sender `schedule:<id>` (verified, not a person), the prompt as text,
+ * conversation id), sender `schedule:<id>` (verified), the prompt as text,
  * `data` {@link ScheduledInjectionData}, and `receivedAt` the tick's time.
  *
+ * When the recipient is a person, the sender carries their `personId`: the turn runs on their
+ * behalf, so its tools see `ctx.personId` (their bookings, `notify` to "me") as when they write.
+ *
+ * @param person - The recipient, when the schedule's `to` named a person. Default none.
+ *
  * @example
- * const injection = scheduledInjection(schedule, firedAt, { channel: 'sms', address: '+15550100' }, 'default');
+ * const injection = scheduledInjection(schedule, firedAt, { channel: 'sms', address: '+15550100' }, 'default', grace);
  * await inbound.enqueue(injection);
  */
 export function scheduledInjection(
@@ -32,6 +37,7 @@ export function scheduledInjection(
   firedAt: Date,
   destination: Destination,
   tenantId: string,
+  person?: Pick<Person, 'id'>,
 ): Injection {
   const data: ScheduledInjectionData = { origin: SCHEDULE_ORIGIN, scheduleId: schedule.id, actor: schedule.actor };
   return {
@@ -40,7 +46,12 @@ export function scheduledInjection(
     channel: destination.channel,
     tenantId,
     conversationKey: destination.address,
-    sender: { id: `schedule:${schedule.id}`, verified: true, displayName: `schedule ${schedule.id}` },
+    sender: {
+      id: `schedule:${schedule.id}`,
+      verified: true,
+      displayName: `schedule ${schedule.id}`,
+      ...(person === undefined ? {} : { personId: person.id }),
+    },
     text: schedule.prompt,
     data,
     replyTo: destination,
