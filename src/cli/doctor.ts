@@ -54,21 +54,11 @@ async function checkModel(env: SwitchboardEnv): Promise<Check> {
   }
 }
 
-/** Channels the environment configures that no registered module serves yet. */
-const NOT_YET_SERVED: readonly { readonly id: string; readonly on: (env: SwitchboardEnv) => boolean; readonly off: string }[] = [
-  { id: 'slack', on: (env) => env.slack !== undefined, off: 'Slack credentials unset' },
-];
-
 async function channelChecks(env: SwitchboardEnv, modules: readonly ChannelModule[]): Promise<Check[]> {
   const checks: Check[] = [];
   for (const module of modules) {
     if (module.enabled(env)) checks.push(...(await module.doctor(env)));
     else checks.push({ name: `channel ${module.id}`, status: 'off', detail: `not configured (${module.envVariables.join(', ')})` });
-  }
-  for (const channel of NOT_YET_SERVED.filter((candidate) => !modules.some((module) => module.id === candidate.id))) {
-    checks.push(channel.on(env)
-      ? { name: `channel ${channel.id}`, status: 'fail', detail: 'configured, but this version of switchboard does not run this channel yet' }
-      : { name: `channel ${channel.id}`, status: 'off', detail: channel.off });
   }
   return checks;
 }

@@ -30,6 +30,11 @@ export interface ChannelContractCase {
   readonly destination: Destination;
   /** An approver identity (as `switchboard.yaml` people give them) whose requests go to {@link destination}. */
   readonly approver: { readonly channel: string; readonly address: string };
+  /**
+   * Where the approver's requests go, when not {@link destination} (Slack reaches a user by their
+   * user id, which opens a DM). Default {@link destination}.
+   */
+  readonly approverDestination?: Destination;
   /** The size of a rendered message in the channel's unit, and the most one message may have. */
   readonly limit?: { readonly measure: (message: ChannelMessage) => number; readonly max: number };
   /**
@@ -130,7 +135,7 @@ export function runChannelContract(name: string, contract: ChannelContractCase):
       expect(messages.length).toBeGreaterThan(0);
       const text = messages.map(contract.textOf).join('\n');
       expect(text).toContain(adaptor.approvals.textReplies ? record.shortCode : record.approvalId);
-      expect(adaptor.approvals.destinationFor(contract.approver)).toEqual(contract.destination);
+      expect(adaptor.approvals.destinationFor(contract.approver)).toEqual(contract.approverDestination ?? contract.destination);
     });
 
     it('sends a message once for one idempotency key, however often it is sent', async () => {

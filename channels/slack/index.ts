@@ -1,0 +1,57 @@
+/**
+ * The Slack channel: signed HTTP events and interactivity at `/slack/events`, answers in the
+ * thread through the outbound queue, the assistant status while a turn works, approvals as Block
+ * Kit cards updated in place. On when `SLACK_BOT_TOKEN` and `SLACK_SIGNING_SECRET` are set.
+ */
+import type { ChannelAdaptor, ChannelContext, ChannelModule } from '../channel.ts';
+import { SwitchboardError } from '../../src/protocol/errors.ts';
+import type { SlackEnv } from '../../src/config/env-types.ts';
+import { slackApprovals } from './approvals.ts';
+import { slackDoctor } from './doctor.ts';
+import { createSlackRoutes } from './inbound.ts';
+import { normaliseSlackEvent } from './normalise.ts';
+import { createSlackRender } from './render.ts';
+import { createSlackSender } from './send.ts';
+import { createSlackClient } from './slack-client.ts';
+import { createSlackStore } from './slack-store.ts';
+
+function slackEnvOf(context: ChannelContext): SlackEnv {
+  const { slack } = context.env;
+  if (slack === undefined) throw new SwitchboardError('config.invalid', 'The Slack channel needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET.');
+  return slack;
+}
+
+function createAdaptor(context: ChannelContext): ChannelAdaptor {
+  const slack = slackEnvOf(context);
+  const client = createSlackClient(slack);
+  const store = createSlackStore({ redis: context.redis, prefix: `${context.prefix}:slack` });
+  const normalise = (event: unknown) => normaliseSlackEvent(event, { people: context.app.people, tenantId: context.tenantId });
+  let botUserId: Promise<string> | undefined;
+  const whoAmI = (): Promise<string> => {
+    botUserId ??= client.auth.test().then((auth) => auth.user_id ?? '').catch((error: unknown) => {
+      botUserId = undefined;
+      throw error;
+    });
+    return botUserId;
+  };
+  return {
+    id: 'slack',
+    transport: 'streaming',
+    outbound: 'queue',
+    routes: createSlackRoutes({ signingSecret: slack.signingSecret, botUserId: whoAmI, store, normalise, enqueue: (injection) => context.enqueue(injection), logger: context.logger, clock: context.clock }),
+    normalise,
+    render: createSlackRender({ clock: context.clock }),
+    sender: createSlackSender({ client, store }),
+    approvals: slackApprovals,
+    close: () => Promise.resolve(),
+  };
+}
+
+/** The Slack channel module. */
+export const slackChannel: ChannelModule = {
+  id: 'slack',
+  envVariables: ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL'],
+  enabled: (env) => env.slack !== undefined,
+  create: (context) => Promise.resolve(createAdaptor(context)),
+  doctor: (env) => slackDoctor(env.slack),
+};

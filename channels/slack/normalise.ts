@@ -1,0 +1,75 @@
+/**
+ * Slack events to injections. A conversation is team + channel + thread (the thread's `ts`, or the
+ * message's own when it starts one), so each thread is its own session; the sender is `TEAM:USER`,
+ * verified by Slack's request signature, matched to people by their `slack: [T123:U456]`
+ * addresses. A click on an approval card becomes an `approval-response`; its answer goes to the
+ * clicking user only (ephemeral).
+ */
+import { SwitchboardError } from '../../src/protocol/errors.ts';
+import type { Person } from '../../src/runtime/app/app-types.ts';
+import type { Injection } from '../../src/runtime/injection.ts';
+import type { SlackApprovalClick, SlackEvent, SlackMessageEvent } from './slack-event.ts';
+
+/** What normalising needs besides the event. */
+export interface SlackNormaliseOptions {
+  readonly people: readonly Person[];
+  readonly tenantId: string;
+}
+
+const ID = /^[A-Z0-9]{2,}$/;
+const TS = /^\d+\.\d+$/;
+
+function isMessage(value: Partial<Record<keyof SlackMessageEvent, unknown>>): value is SlackMessageEvent {
+  return value.type === 'slack-message' && typeof value.eventId === 'string' && typeof value.text === 'string' && typeof value.ts === 'string' && TS.test(value.ts) && Array.isArray(value.notes);
+}
+
+function isClick(value: Partial<Record<keyof SlackApprovalClick, unknown>>): value is SlackApprovalClick {
+  return value.type === 'slack-approval' && typeof value.actionTs === 'string' && typeof value.approvalId === 'string' && (value.decision === 'granted' || value.decision === 'denied');
+}
+
+function checked(event: unknown): SlackEvent {
+  if (typeof event === 'object' && event !== null) {
+    const value = event as Partial<Record<string, unknown>>;
+    const idsOk = [value['teamId'], value['channel'], value['user']].every((id) => typeof id === 'string' && ID.test(id));
+    if (idsOk && (isMessage(value) || isClick(value))) return value;
+  }
+  throw new SwitchboardError('channel.invalid', 'Not a Slack event.', { details: { channel: 'slack' } });
+}
+
+function sender(event: SlackEvent, people: readonly Person[]): Injection['sender'] {
+  const address = `${event.teamId}:${event.user}`;
+  const person = people.find((candidate) => candidate.addresses.slack.includes(address));
+  return { id: address, verified: true, basis: 'Slack-signed request', ...(person === undefined ? {} : { personId: person.id, displayName: person.name }) };
+}
+
+/**
+ * Normalises one event.
+ *
+ * @throws SwitchboardError `channel.invalid` for anything that is not a {@link SlackEvent}.
+ */
+export function normaliseSlackEvent(event: unknown, options: SlackNormaliseOptions): Injection {
+  const slack = checked(event);
+  const base = { channel: 'slack', tenantId: options.tenantId, sender: sender(slack, options.people), receivedAt: slack.receivedAt };
+  if (slack.type === 'slack-approval') {
+    const threadTs = slack.threadTs ?? slack.messageTs;
+    return {
+      ...base,
+      id: `slack:action:${slack.teamId}:${slack.actionTs}:${slack.user}`,
+      kind: 'approval-response',
+      conversationKey: `${slack.teamId}:${slack.channel}:${threadTs}`,
+      text: slack.decision === 'granted' ? 'Approve' : 'Deny',
+      data: { approvalId: slack.approvalId, decision: slack.decision, ...(slack.argsHash === undefined ? {} : { argsHash: slack.argsHash }) },
+      replyTo: { channel: 'slack', address: slack.channel, thread: { teamId: slack.teamId, threadTs, ephemeralUser: slack.user } },
+    };
+  }
+  const threadTs = slack.threadTs ?? slack.ts;
+  const text = [slack.text.trim(), ...slack.notes].filter((line) => line !== '').join('\n\n');
+  return {
+    ...base,
+    id: `slack:${slack.teamId}:${slack.eventId}`,
+    kind: 'message',
+    conversationKey: `${slack.teamId}:${slack.channel}:${threadTs}`,
+    text: text === '' ? '(The message had no text.)' : text,
+    replyTo: { channel: 'slack', address: slack.channel, thread: { teamId: slack.teamId, threadTs } },
+  };
+}

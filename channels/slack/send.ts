@@ -1,0 +1,84 @@
+/**
+ * The Slack channel's sender: one Web API call per payload (`chat.postMessage` in the thread,
+ * `assistant.threads.setStatus`, `chat.update` of a remembered message, `chat.postEphemeral`), and
+ * Slack's errors mapped to the outbound queue's contract: rate limits with their `Retry-After`,
+ * server and network errors retried, other API errors final. A status that Slack will not show (not
+ * an assistant thread) is skipped, never failed: it is a nicety.
+ */
+import { ErrorCode, type WebClient } from '@slack/web-api';
+import { DeliveryError } from '../../queues/delivery-error.ts';
+import type { ChannelSender, SendReceipt } from '../../queues/outbound-types.ts';
+import { readSlackPayload, type SlackPayload } from './slack-payload.ts';
+import type { SlackStore } from './slack-store.ts';
+
+/** Options of {@link createSlackSender}. */
+export interface SlackSenderOptions {
+  readonly client: WebClient;
+  readonly store: Pick<SlackStore, 'rememberMessage' | 'messageOf'>;
+}
+
+/** Slack API errors worth another try. */
+const RETRYABLE = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
+
+function deliveryErrorOf(error: unknown): DeliveryError {
+  const failure = error as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown }; statusCode?: unknown; message?: unknown };
+  const message = typeof failure.message === 'string' ? failure.message : String(error);
+  if (failure.code === ErrorCode.RateLimitedError) {
+    const retryAfterMs = typeof failure.retryAfter === 'number' ? failure.retryAfter * 1000 : undefined;
+    return new DeliveryError('Slack rate-limited the call.', { rateLimited: true, status: 429, providerCode: 'ratelimited', ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  }
+  if (failure.code === ErrorCode.PlatformError) {
+    const code = typeof failure.data?.error === 'string' ? failure.data.error : 'unknown_error';
+    return new DeliveryError(`Slack refused the call: ${code}`, { providerCode: code, permanent: !RETRYABLE.has(code) });
+  }
+  const status = typeof failure.statusCode === 'number' ? failure.statusCode : undefined;
+  return new DeliveryError(`Slack could not be reached: ${message}`, status === undefined ? {} : { status, permanent: status < 500 && status !== 429 });
+}
+
+async function call(payload: SlackPayload, options: SlackSenderOptions): Promise<SendReceipt> {
+  const { client, store } = options;
+  switch (payload.op) {
+    case 'post': {
+      const posted = await client.chat.postMessage({ channel: payload.channel, text: payload.text, ...(payload.blocks === undefined ? {} : { blocks: [...payload.blocks] }), ...(payload.threadTs === undefined ? {} : { thread_ts: payload.threadTs }) });
+      const where = { channel: posted.channel ?? payload.channel, ts: posted.ts ?? '' };
+      if (payload.key !== undefined) await store.rememberMessage(`${payload.channel}:${payload.key}`, where);
+      return { providerMessageId: where.ts, details: { channel: where.channel } };
+    }
+    case 'status': {
+      try {
+        await client.assistant.threads.setStatus({ channel_id: payload.channel, thread_ts: payload.threadTs, status: payload.status });
+        return { details: { status: payload.status } };
+      } catch (error) {
+        const failure = deliveryErrorOf(error);
+        if (!failure.permanent) throw failure;
+        return { details: { skipped: failure.providerCode ?? failure.message } };
+      }
+    }
+    case 'update': {
+      const where = payload.ts === undefined ? await store.messageOf(`${payload.channel}:${payload.lookupKey ?? ''}`) : { channel: payload.channel, ts: payload.ts };
+      if (where === undefined) return { details: { skipped: 'no message to update' } };
+      await client.chat.update({ channel: where.channel, ts: where.ts, text: payload.text, ...(payload.blocks === undefined ? {} : { blocks: [...payload.blocks] }) });
+      return { providerMessageId: where.ts };
+    }
+    case 'ephemeral': {
+      const posted = await client.chat.postEphemeral({ channel: payload.channel, user: payload.user, text: payload.text, ...(payload.threadTs === undefined ? {} : { thread_ts: payload.threadTs }) });
+      return { ...(posted.message_ts === undefined ? {} : { providerMessageId: posted.message_ts }) };
+    }
+  }
+}
+
+/** Creates the sender. Slack allows about one message a second per channel, with short bursts. */
+export function createSlackSender(options: SlackSenderOptions): ChannelSender {
+  return {
+    destinationRateLimit: { max: 3, durationMs: 3000 },
+    rateLimit: { max: 50, durationMs: 1000 },
+    async send(delivery) {
+      const payload = readSlackPayload(delivery.payload);
+      try {
+        return await call(payload, options);
+      } catch (error) {
+        throw error instanceof DeliveryError ? error : deliveryErrorOf(error);
+      }
+    },
+  };
+}
