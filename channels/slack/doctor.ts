@@ -8,7 +8,7 @@ export async function slackDoctor(slack: SlackEnv | undefined): Promise<readonly
   if (slack === undefined) return [{ name: 'channel slack', status: 'off', detail: 'SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET unset' }];
   try {
     const auth = await createSlackClient(slack).auth.test();
-    const mode = slack.appToken === undefined ? 'HTTP events at /slack/events' : 'SLACK_APP_TOKEN set, but Socket Mode is not served yet: HTTP events at /slack/events';
+    const mode = slack.appToken === undefined ? 'HTTP events at /slack/events' : 'Socket Mode with SLACK_APP_TOKEN (one connection, held by one worker process), and signed HTTP events at /slack/events';
     return [{ name: 'slack', status: 'ok', detail: `bot ${auth.user ?? '?'} (${auth.user_id ?? '?'}) in team ${auth.team ?? '?'} (${auth.team_id ?? '?'}); ${mode}` }];
   } catch (error) {
     const code = (error as { data?: { error?: unknown } }).data?.error;

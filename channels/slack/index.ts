@@ -1,19 +1,25 @@
 /**
- * The Slack channel: signed HTTP events and interactivity at `/slack/events`, answers in the
- * thread through the outbound queue, the assistant status while a turn works, approvals as Block
- * Kit cards updated in place. On when `SLACK_BOT_TOKEN` and `SLACK_SIGNING_SECRET` are set.
+ * The Slack channel: signed HTTP events and interactivity at `/slack/events`, and Socket Mode too
+ * when `SLACK_APP_TOKEN` is set (one connection per app, under a lease), both into one intake that
+ * keeps shared files as artifacts; answers in the thread through the outbound queue, the assistant
+ * status while a turn works, approvals as Block Kit cards updated in place. On when
+ * `SLACK_BOT_TOKEN` and `SLACK_SIGNING_SECRET` are set.
  */
 import type { ChannelAdaptor, ChannelContext, ChannelModule } from '../channel.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { SlackEnv } from '../../src/config/env-types.ts';
+import type { Injection } from '../../src/runtime/injection.ts';
 import { slackApprovals } from './approvals.ts';
 import { slackDoctor } from './doctor.ts';
 import { createSlackRoutes } from './inbound.ts';
+import { createSlackIntake } from './intake.ts';
 import { normaliseSlackEvent } from './normalise.ts';
 import { createSlackRender } from './render.ts';
 import { createSlackSender } from './send.ts';
 import { createSlackClient } from './slack-client.ts';
+import { createSlackFileKeeper } from './slack-files.ts';
 import { createSlackStore } from './slack-store.ts';
+import { createSlackSocketListener } from './socket.ts';
 
 function slackEnvOf(context: ChannelContext): SlackEnv {
   const { slack } = context.env;
@@ -34,11 +40,15 @@ function createAdaptor(context: ChannelContext): ChannelAdaptor {
     });
     return botUserId;
   };
+  const keepFiles = createSlackFileKeeper({ botToken: slack.botToken, apiUrl: slack.apiUrl, artifacts: context.artifacts });
+  const intakeOptions = { botUserId: whoAmI, store, keepFiles, normalise, enqueue: (injection: Injection) => context.enqueue(injection), logger: context.logger, clock: context.clock };
+  const { appToken } = slack;
   return {
     id: 'slack',
     transport: 'streaming',
     outbound: 'queue',
-    routes: createSlackRoutes({ signingSecret: slack.signingSecret, botUserId: whoAmI, store, normalise, enqueue: (injection) => context.enqueue(injection), logger: context.logger, clock: context.clock }),
+    routes: createSlackRoutes({ ...intakeOptions, signingSecret: slack.signingSecret }),
+    ...(appToken === undefined ? {} : { listener: createSlackSocketListener({ appToken, apiUrl: slack.apiUrl, intake: createSlackIntake(intakeOptions), logger: context.logger }) }),
     normalise,
     render: createSlackRender({ clock: context.clock }),
     sender: createSlackSender({ client, store }),

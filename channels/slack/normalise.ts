@@ -1,8 +1,8 @@
 /**
  * Slack events to injections. A conversation is team + channel + thread (the thread's `ts`, or the
  * message's own when it starts one), so each thread is its own session; the sender is `TEAM:USER`,
- * verified by Slack's request signature, matched to people by their `slack: [T123:U456]`
- * addresses. A click on an approval card becomes an `approval-response`; its answer goes to the
+ * verified by Slack's request signature (or by the app token of the Socket Mode connection it came
+ * on), matched to people by their `slack: [T123:U456]` addresses. A click on an approval card becomes an `approval-response`; its answer goes to the
  * clicking user only (ephemeral).
  */
 import { SwitchboardError } from '../../src/protocol/errors.ts';
@@ -39,7 +39,8 @@ function checked(event: unknown): SlackEvent {
 function sender(event: SlackEvent, people: readonly Person[]): Injection['sender'] {
   const address = `${event.teamId}:${event.user}`;
   const person = people.find((candidate) => candidate.addresses.slack.includes(address));
-  return { id: address, verified: true, basis: 'Slack-signed request', ...(person === undefined ? {} : { personId: person.id, displayName: person.name }) };
+  const basis = event.via === 'socket' ? 'Slack Socket Mode (app token)' : 'Slack-signed request';
+  return { id: address, verified: true, basis, ...(person === undefined ? {} : { personId: person.id, displayName: person.name }) };
 }
 
 /**

@@ -1,15 +1,16 @@
 /**
- * From a verified Slack request body to what the channel acts on: the URL verification challenge,
- * a message that starts or continues a conversation, a click on an approval card, or the reason
- * it starts nothing (the bot's own and other bots' messages, edits, joins and deletions, a channel
- * message that is neither a mention nor in a thread the bot is in).
+ * From an authenticated Slack payload (a signed HTTP body, or a Socket Mode envelope's `payload`:
+ * the same JSON) to what the channel acts on: the URL verification challenge, a message
+ * that starts or continues a conversation (with the files shared with it), a click on an approval
+ * card, or the reason it starts nothing (the bot's own and other bots' messages, edits, joins and
+ * deletions, a channel message that is neither a mention nor in a thread the bot is in).
  */
-import type { SlackApprovalClick, SlackMessageEvent } from './slack-event.ts';
+import type { SlackApprovalClick, SlackMessageEvent, SlackSharedFile } from './slack-event.ts';
 
 /** What a request comes to. */
 export type SlackIntent =
   | { readonly kind: 'challenge'; readonly challenge: string }
-  | { readonly kind: 'message'; readonly event: SlackMessageEvent; readonly inThread: boolean }
+  | { readonly kind: 'message'; readonly event: SlackMessageEvent; readonly inThread: boolean; readonly files: readonly SlackSharedFile[] }
   | { readonly kind: 'click'; readonly event: SlackApprovalClick }
   | { readonly kind: 'ignored'; readonly reason: string };
 
@@ -30,9 +31,17 @@ const obj = (value: unknown): Json => (typeof value === 'object' && value !== nu
 /** Subtypes of a person's message; every other subtype (edits, joins, deletions, bots) starts nothing. */
 const PERSON_SUBTYPES = new Set(['file_share', 'thread_broadcast']);
 
-function filesNotes(event: Json): string[] {
-  const files = Array.isArray(event['files']) ? (event['files'] as unknown[]) : [];
-  return files.map((file) => `(Shared a file in Slack: ${str(obj(file)['name']) ?? 'unnamed'}, ${str(obj(file)['mimetype']) ?? 'unknown type'}; files are not read yet.)`);
+function sharedFiles(event: Json): SlackSharedFile[] {
+  const files = Array.isArray(event['files']) ? (event['files'] as unknown[]).map(obj) : [];
+  return files.map((file) => {
+    const [size, url] = [file['size'], str(file['url_private_download']) ?? str(file['url_private'])];
+    return {
+      name: str(file['name']) ?? str(file['title']) ?? 'unnamed',
+      mimeType: str(file['mimetype']) ?? 'application/octet-stream',
+      ...(typeof size === 'number' ? { sizeBytes: size } : {}),
+      ...(url === undefined ? {} : { url }),
+    };
+  });
 }
 
 async function messageIntent(body: Json, context: ReadContext): Promise<SlackIntent> {
@@ -57,7 +66,8 @@ async function messageIntent(body: Json, context: ReadContext): Promise<SlackInt
   return {
     kind: 'message',
     inThread,
-    event: { type: 'slack-message', eventId, teamId, channel, user, ts, ...(threadTs === undefined ? {} : { threadTs }), text, notes: filesNotes(event), receivedAt: context.now.toISOString() },
+    files: sharedFiles(event),
+    event: { type: 'slack-message', eventId, teamId, channel, user, ts, ...(threadTs === undefined ? {} : { threadTs }), text, notes: [], receivedAt: context.now.toISOString() },
   };
 }
 
@@ -89,20 +99,31 @@ function clickIntent(payload: Json, now: Date): SlackIntent {
 }
 
 /**
- * Reads a verified body: JSON for the Events API, `payload=<json>` (form-encoded) for interactivity.
+ * Reads one parsed payload: an Events API body (`url_verification`, `event_callback`) or an
+ * interactivity payload (`block_actions`), as a Socket Mode envelope carries it.
  *
- * @returns `undefined` when the body is neither.
+ * @returns `undefined` when it is neither (no `type`).
  */
-export async function readSlackPayload(body: string, contentType: string, context: ReadContext): Promise<SlackIntent | undefined> {
-  let parsed: Json;
-  try {
-    parsed = contentType.includes('application/x-www-form-urlencoded') ? obj(JSON.parse(new URLSearchParams(body).get('payload') ?? '')) : obj(JSON.parse(body));
-  } catch {
-    return undefined;
-  }
+export async function readSlackJson(payload: unknown, context: ReadContext): Promise<SlackIntent | undefined> {
+  const parsed = obj(payload);
   const type = str(parsed['type']);
   if (type === 'url_verification') return { kind: 'challenge', challenge: str(parsed['challenge']) ?? '' };
   if (type === 'event_callback') return messageIntent(parsed, context);
   if (type === 'block_actions') return clickIntent(parsed, context.now);
   return type === undefined ? undefined : { kind: 'ignored', reason: `payload ${type}` };
+}
+
+/**
+ * Reads a verified HTTP body: JSON for the Events API, `payload=<json>` (form-encoded) for interactivity.
+ *
+ * @returns `undefined` when the body is neither.
+ */
+export async function readSlackPayload(body: string, contentType: string, context: ReadContext): Promise<SlackIntent | undefined> {
+  let parsed: unknown;
+  try {
+    parsed = contentType.includes('application/x-www-form-urlencoded') ? JSON.parse(new URLSearchParams(body).get('payload') ?? '') : JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return readSlackJson(parsed, context);
 }

@@ -22,6 +22,8 @@ export interface SlackMessageEvent {
   readonly notes: readonly string[];
   /** ISO 8601. */
   readonly receivedAt: string;
+  /** `socket` when it came over Socket Mode (authenticated by the app token); absent for a signed HTTP request. */
+  readonly via?: 'socket';
 }
 
 /** A click on Approve or Deny. */
@@ -39,6 +41,18 @@ export interface SlackApprovalClick {
   readonly decision: 'granted' | 'denied';
   readonly argsHash?: string;
   readonly receivedAt: string;
+  readonly via?: 'socket';
+}
+
+/** A file as a message event lists it. */
+export interface SlackSharedFile {
+  readonly name: string;
+  /** As Slack gives it; `application/octet-stream` when it gives none. */
+  readonly mimeType: string;
+  /** As Slack gives it, in bytes. */
+  readonly sizeBytes?: number;
+  /** `url_private_download` (else `url_private`): needs the bot token. */
+  readonly url?: string;
 }
 
 /** Either kind of Slack event. */

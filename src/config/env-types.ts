@@ -103,7 +103,7 @@ export interface SlackEnv {
   readonly botToken: string;
   /** `SLACK_SIGNING_SECRET`. A secret. */
   readonly signingSecret: string;
-  /** `SLACK_APP_TOKEN`, starting `xapp-`: when set, Socket Mode instead of HTTP events. Default unset. */
+  /** `SLACK_APP_TOKEN`, starting `xapp-`: when set, events also come over Socket Mode (one connection per app). Default unset. */
   readonly appToken: string | undefined;
   /** `SLACK_API_URL`, always ending with `/`. Default {@link DEFAULT_SLACK_API_URL}. */
   readonly apiUrl: string;

@@ -78,6 +78,46 @@ export interface FakeSlackOptions {
    * check the content type saves HTML as the file. `unauthorized`: a plain 401.
    */
   readonly fileAuthFailure?: 'login-page' | 'unauthorized';
+  /**
+   * The app-level token (`xapp-…`) `apps.connections.open` takes, for Socket Mode. Default: none,
+   * so it answers `invalid_auth` (`not_allowed_token_type` for a bot token).
+   */
+  readonly appToken?: string;
+}
+
+/** An envelope the fake sends over Socket Mode (see `FakeSlack.pushEnvelope`). */
+export interface FakeSlackEnvelope {
+  /** `events_api`, `interactive`, `slash_commands` … */
+  readonly type: string;
+  /** What Slack would POST: an `event_callback` body, or an interactivity payload such as `block_actions`. */
+  readonly payload: object;
+  /** Default: a fresh id. A redelivery has a new one. */
+  readonly envelopeId?: string;
+  /** `events_api` only: 0 the first time, 1, 2, 3 on redeliveries. Default 0. */
+  readonly retryAttempt?: number;
+  /** `events_api` only, e.g. `timeout`. Default `''`. */
+  readonly retryReason?: string;
+  /** Default `false`. */
+  readonly acceptsResponsePayload?: boolean;
+}
+
+/** One ack the client sent over Socket Mode. */
+export interface FakeSlackAck {
+  readonly envelopeId: string;
+  /** The ack's `payload` (`{}` for a plain ack). */
+  readonly payload: unknown;
+  /** Epoch ms when it arrived. */
+  readonly at: number;
+}
+
+/** Socket Mode connections since the start (or the last `reset`). */
+export interface FakeSlackSockets {
+  /** Open now. */
+  readonly open: number;
+  /** The most open at one time. */
+  readonly peak: number;
+  /** Opened in all. */
+  readonly opened: number;
 }
 
 /** How a scripted failure answers (see `FakeSlack.failNext`). */
@@ -297,9 +337,17 @@ export interface FakeSlack {
   failNext(method: string, count: number, failure: FakeSlackFailure): void;
   /** Serves `bytes` at a new file's `url_private` / `url_private_download`; returns the file object. */
   addFile(bytes: Uint8Array | string, options: FakeSlackFileOptions): SlackFile;
-  /** Forgets calls, messages, updates, ephemerals, statuses, streams, files, downloads and scripted failures. `ts` values keep increasing. */
+  /** Sends `envelope` over the newest open Socket Mode connection; returns its `envelope_id`. Throws when none is open. */
+  pushEnvelope(envelope: FakeSlackEnvelope): string;
+  /** Socket Mode acks, oldest first. */
+  acks(): readonly FakeSlackAck[];
+  /** Socket Mode connection counts. */
+  sockets(): FakeSlackSockets;
+  /** Asks every open Socket Mode connection to reconnect (`disconnect`, `refresh_requested`), as Slack does every few hours. */
+  refreshSockets(): void;
+  /** Forgets calls, messages, updates, ephemerals, statuses, streams, files, downloads, scripted failures and acks. `ts` values keep increasing. */
   reset(): void;
-  /** Stops the server, dropping open connections. */
+  /** Stops the server, dropping open connections (Socket Mode ones too). */
   close(): Promise<void>;
 }
 

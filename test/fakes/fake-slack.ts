@@ -3,8 +3,9 @@
  * `WebClient` can talk to: `auth.test`, `chat.postMessage` / `update` / `postEphemeral`, streamed
  * messages (`chat.startStream` / `appendStream` / `stopStream`), `assistant.threads.setStatus`,
  * `conversations.info`, `users.info`, bearer-token authentication, Slack's `{ ok: false, error }`
- * answers, 429 rate limits with `Retry-After`, and private file downloads. Answers are the recorded
- * payloads of `test/fixtures/slack/` with values filled in.
+ * answers, 429 rate limits with `Retry-After`, private file downloads, and Socket Mode
+ * (`apps.connections.open` with the app token, then `fake-slack-socket.ts`). Answers are the
+ * recorded payloads of `test/fixtures/slack/` with values filled in.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -27,6 +28,7 @@ import type {
   SlackChunk,
   SlackFile,
 } from './fake-slack-types.ts';
+import { attachFakeSocketMode, type FakeSocketMode } from './fake-slack-socket.ts';
 import { readSlackFixture, richTextBlocks, SLACK_FAKE_IDS } from './slack-requests.ts';
 
 type Json = Record<string, unknown>;
@@ -84,6 +86,7 @@ interface FakeState {
   readonly downloads: FakeSlackDownload[];
   readonly failures: ScriptedFailure[];
   tsCounter: number;
+  socketMode?: FakeSocketMode;
 }
 
 /** A request, read in full. */
@@ -147,6 +150,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   state.origin = `http://127.0.0.1:${port}`;
+  const socketMode = attachFakeSocketMode(server, { appToken: options.appToken, appId: state.appId, origin: () => state.origin });
+  state.socketMode = socketMode;
   return {
     url: `${state.origin}/api/`,
     origin: state.origin,
@@ -166,10 +171,18 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       for (let index = 0; index < count; index += 1) state.failures.push({ method, failure });
     },
     addFile: (bytes, fileOptions) => addFile(state, bytes, fileOptions),
+    pushEnvelope: (envelope) => socketMode.pushEnvelope(envelope),
+    acks: () => socketMode.acks(),
+    sockets: () => socketMode.sockets(),
+    refreshSockets: () => { socketMode.refreshSockets(); },
     reset: () => {
       resetState(state);
+      socketMode.reset();
     },
-    close: () => closeServer(server),
+    close: async () => {
+      await socketMode.close();
+      await closeServer(server);
+    },
   };
 }
 
@@ -369,6 +382,10 @@ function apiCall(state: FakeState, request: Incoming, method: string): Reply {
 }
 
 function answerCall(state: FakeState, request: Incoming, method: string, args: Json, token: string | undefined, unreadable: boolean, at: number): Reply {
+  if (method === 'apps.connections.open' && state.socketMode !== undefined) {
+    const opened = state.socketMode.open(token);
+    return opened.ok ? { kind: 'json', status: 200, body: { ok: true, url: opened.url } } : errorReply(opened.error);
+  }
   const handler = METHODS[method];
   if (handler === undefined) return errorReply('unknown_method', { req_method: method });
   if (unreadable) return errorReply(request.headers['content-type']?.startsWith('application/json') === true ? 'invalid_json' : 'invalid_form_data');

@@ -8,63 +8,37 @@
  * updates the card in place and the confirmation arrives in the same thread, a second click is
  * told it was already decided; a 429 with Retry-After is waited out.
  */
-import { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackChannel } from '../../channels/slack/index.ts';
-import { webChannel } from '../../channels/web/index.ts';
-import { loadEnv } from '../../src/config/env.ts';
+import { describe, expect, it } from 'vitest';
 import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
-import { startService, type Service } from '../../src/runtime/service/create-service.ts';
-import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
-import type { FakeAnthropic } from '../fakes/fake-anthropic-types.ts';
-import { startFakeSlack } from '../fakes/fake-slack.ts';
-import type { FakeSlack } from '../fakes/fake-slack-types.ts';
 import { appMention, blockActions, botMessage, dmMessage, eventCallback, freshSlackTs, messageChanged, postSlackEvent, postSlackInteraction, threadReply, urlVerification } from '../fakes/slack-requests.ts';
-import { useRedis, uniquePrefix } from '../support/redis.ts';
+import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { useSlackSwitchboard } from './slack-harness.ts';
 
-const TOKEN = 'xoxb-test-token';
 const SECRET = 'slack-test-signing-secret';
 const TEAM = 'T0FAKE01';
-const redisUrl = useRedis();
-const prefix = uniquePrefix('slack');
-let fake: FakeAnthropic;
-let slack: FakeSlack;
-let service: Service;
-let redis: Redis;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  slack = await startFakeSlack({ botToken: TOKEN });
-  redis = new Redis(redisUrl());
-  fake.respondWith(scenarioScript({
+const sb = useSlackSwitchboard({
+  redisUrl: useRedis(),
+  botToken: 'xoxb-test-token',
+  signingSecret: SECRET,
+  script: scenarioScript({
     hello: [() => reply(respond([part('ack', 'Looking up flights to Paris.'), part('response', 'The **best** option is MW 304 & it leaves at 07:25, see [the fares](https://example.com/fares).')], 'complete'))],
     more: [() => reply(respond([part('response', 'Still here in the thread.')], 'complete'))],
     book: [
       () => reply(toolCall('book_flight', { flightNumber: 'MW 304', date: '2026-12-18', passengers: [{ fullName: 'Ada Lovelace' }], totalCost: 118, currency: 'GBP' })),
       (call) => reply(respond([part('response', `Result: ${call.toolResults.map((result) => result.content).join(' ')}`)], 'complete')),
     ],
-  }));
-  const env = loadEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, LOG_LEVEL: 'silent', SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.url }, { appDir: process.cwd() });
-  service = await startService({ env, role: 'all', redisUrl: redisUrl(), logger: pino({ level: 'silent' }), prefix, port: 0, sessionLockTtlMs: 5000, jobLockDurationMs: 5000, channels: [webChannel, slackChannel] });
+  }),
 });
 
-afterAll(async () => {
-  await service.close();
-  await redis.quit();
-  await slack.close();
-  await fake.close();
-});
-
-const url = (): string => `${service.url ?? ''}/slack/events`;
+const url = (): string => sb().eventsUrl;
 let events = 0;
 function send(event: object, extra: { timestamp?: number; signature?: string | null; retryNum?: number; eventId?: string } = {}) {
   events += 1;
   return postSlackEvent({ url: url(), signingSecret: SECRET, body: eventCallback(event as { event_ts?: string }, { eventId: extra.eventId ?? `Ev0TEST${String(events).padStart(5, '0')}` }), ...extra });
 }
-const inThread = (channel: string, threadTs: string) => slack.messages(channel).filter((message) => message.threadTs === threadTs);
+const inThread = (channel: string, threadTs: string) => sb().slack.messages(channel).filter((message) => message.threadTs === threadTs);
 const textOf = (message: { text: string | undefined; blocks?: readonly unknown[] | undefined }): string => `${message.text ?? ''} ${JSON.stringify(message.blocks ?? [])}`;
 
 describe('slack: conversations', () => {
@@ -72,12 +46,12 @@ describe('slack: conversations', () => {
     const challenge = await postSlackEvent({ url: url(), signingSecret: SECRET, body: urlVerification('ch4ll3nge') });
     expect(challenge.status).toBe(200);
     expect(JSON.parse(challenge.body)).toEqual({ challenge: 'ch4ll3nge' });
-    const calls = fake.messageRequests.length;
+    const calls = sb().fake.messageRequests.length;
     const event = dmMessage({ user: 'U0EVE0001', text: 'hi #hello', channel: 'D0EVE0001', ts: freshSlackTs() });
     expect((await send(event, { signature: 'v0=deadbeef' })).status).toBe(401);
     expect((await send(event, { timestamp: Math.floor(Date.now() / 1000) - 600 })).status).toBe(401);
     expect((await send(event, { signature: null })).status).toBe(401);
-    expect(fake.messageRequests.length).toBe(calls);
+    expect(sb().fake.messageRequests.length).toBe(calls);
   });
 
   it('answers a DM in its thread, with the status shown while it works and cleared after; a retry answers once', async () => {
@@ -86,12 +60,12 @@ describe('slack: conversations', () => {
     expect((await send(event, { eventId: 'Ev0DM000001' })).status).toBe(200);
     expect((await send(event, { eventId: 'Ev0DM000001', retryNum: 1 })).status).toBe(200);
     await waitFor(() => inThread('D0ADA0001', ts).length > 0, 'the answer in the thread');
-    await waitFor(() => slack.statuses(ts).some((status) => status.status === ''), 'the status cleared');
+    await waitFor(() => sb().slack.statuses(ts).some((status) => status.status === ''), 'the status cleared');
     const answer = inThread('D0ADA0001', ts)[0];
     expect(textOf(answer ?? { text: '' })).toContain('*best*');
     expect(textOf(answer ?? { text: '' })).toContain('&amp;');
     expect(textOf(answer ?? { text: '' })).toContain('<https://example.com/fares|the fares>');
-    expect(slack.statuses(ts)[0]?.status).not.toBe('');
+    expect(sb().slack.statuses(ts)[0]?.status).not.toBe('');
     expect(inThread('D0ADA0001', ts)).toHaveLength(1);
   });
 
@@ -101,13 +75,13 @@ describe('slack: conversations', () => {
     await waitFor(() => inThread('C0CHAN001', ts).length === 1, 'the answer to the mention');
     await send(threadReply({ user: 'U0BOB0001', text: 'And now? #more', channel: 'C0CHAN001', threadTs: ts, channelType: 'channel' }));
     await waitFor(() => inThread('C0CHAN001', ts).some((message) => (message.text ?? '').includes('Still here')), 'the answer in the thread');
-    const requests = fake.messageRequests.length;
+    const requests = sb().fake.messageRequests.length;
     await send(botMessage({ botId: 'B0OTHER01', text: 'I am a bot #hello', channel: 'C0CHAN001', threadTs: ts }));
     await send(messageChanged({ channel: 'C0CHAN001', ts: freshSlackTs(), user: 'U0BOB0001', text: 'edited #hello', previousText: 'x', threadTs: ts }));
     await send(threadReply({ user: 'U0BOB0001', text: 'Unrelated thread #hello', channel: 'C0CHAN001', threadTs: '1600000000.000100', channelType: 'channel' }));
     await send(dmMessage({ user: 'U0BOB0001', text: 'marker #more', channel: 'D0BOB0001', ts: freshSlackTs() }));
-    await waitFor(() => slack.messages('D0BOB0001').length === 1, 'the marker answer');
-    expect(fake.messageRequests.length).toBe(requests + 1);
+    await waitFor(() => sb().slack.messages('D0BOB0001').length === 1, 'the marker answer');
+    expect(sb().fake.messageRequests.length).toBe(requests + 1);
   });
 });
 
@@ -122,26 +96,26 @@ describe('slack: approvals with buttons', () => {
     const click = (user: string, actionId: string) => postSlackInteraction({ url: url(), signingSecret: SECRET, payload: blockActions({ user: { id: user, team_id: TEAM }, actionId, value, channel: 'D0CAROL01', messageTs: card?.ts ?? '' }) });
 
     expect((await click('U0MALLORY', 'approval.approve')).status).toBe(200);
-    await waitFor(() => slack.ephemerals().some((message) => message.user === 'U0MALLORY' && (message.text ?? '').includes('not an approver')), 'the stranger told, privately');
-    const audit = createApprovalStore({ redis, prefix });
+    await waitFor(() => sb().slack.ephemerals().some((message) => message.user === 'U0MALLORY' && (message.text ?? '').includes('not an approver')), 'the stranger told, privately');
+    const audit = createApprovalStore({ redis: sb().redis, prefix: sb().prefix });
     expect((await audit.audit(approvalId)).some((entry) => entry.action === 'refused' && entry.by?.address === `${TEAM}:U0MALLORY`)).toBe(true);
 
     await click('U0CAROL01', 'approval.approve');
     await waitFor(() => inThread('D0CAROL01', ts).some((message) => (message.text ?? '').includes('Result:')), 'the confirmation in the thread');
-    await waitFor(() => slack.updates().some((update) => update.ts === card?.ts && textOf(update).includes('Approved')), 'the card updated in place');
-    expect(textOf(slack.updates().find((update) => update.ts === card?.ts) ?? { text: '' })).not.toContain('approval.approve');
+    await waitFor(() => sb().slack.updates().some((update) => update.ts === card?.ts && textOf(update).includes('Approved')), 'the card updated in place');
+    expect(textOf(sb().slack.updates().find((update) => update.ts === card?.ts) ?? { text: '' })).not.toContain('approval.approve');
 
     await click('U0CAROL01', 'approval.deny');
-    await waitFor(() => slack.ephemerals().some((message) => message.user === 'U0CAROL01' && /already/.test(message.text ?? '')), 'the second click told it was decided');
+    await waitFor(() => sb().slack.ephemerals().some((message) => message.user === 'U0CAROL01' && /already/.test(message.text ?? '')), 'the second click told it was decided');
     expect((await audit.get(approvalId))?.status).toBe('granted');
   });
 
   it('waits out a 429 with Retry-After, then posts once', async () => {
-    slack.failNext('chat.postMessage', 1, { status: 429, retryAfterSeconds: 1 });
+    sb().slack.failNext('chat.postMessage', 1, { status: 429, retryAfterSeconds: 1 });
     const ts = freshSlackTs();
     await send(dmMessage({ user: 'U0DAN0001', text: 'hello #more', channel: 'D0DAN0001', ts }));
     await waitFor(() => inThread('D0DAN0001', ts).length === 1, 'the answer after the 429');
-    const posts = slack.calls('chat.postMessage').filter((call) => call.args['channel'] === 'D0DAN0001');
+    const posts = sb().slack.calls('chat.postMessage').filter((call) => call.args['channel'] === 'D0DAN0001');
     expect(posts.length).toBeGreaterThanOrEqual(2);
     expect((posts.at(-1)?.at ?? 0) - (posts[0]?.at ?? 0)).toBeGreaterThanOrEqual(950);
   });

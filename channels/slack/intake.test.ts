@@ -1,0 +1,61 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { dmMessage, eventCallback, urlVerification } from '../../test/fakes/slack-requests.ts';
+import type { Injection } from '../../src/runtime/injection.ts';
+import { createSlackIntake, type SlackIntakeOptions } from './intake.ts';
+import { normaliseSlackEvent } from './normalise.ts';
+
+/** An intake whose enqueue and thread store are recorded; `failEnqueue` makes every enqueue reject. */
+function intakeWith(options: Partial<SlackIntakeOptions> & { readonly failEnqueue?: boolean } = {}) {
+  const enqueued: Injection[] = [];
+  const joined: string[] = [];
+  const intake = createSlackIntake({
+    botUserId: () => Promise.resolve('U0BOT001'),
+    store: { inThread: () => Promise.resolve(false), joinThread: (team, channel, ts) => { joined.push(`${team}:${channel}:${ts}`); return Promise.resolve(); } },
+    normalise: (event) => normaliseSlackEvent(event, { people: [], tenantId: 'default' }),
+    enqueue: (injection) => {
+      if (options.failEnqueue === true) return Promise.reject(new Error('queue down'));
+      enqueued.push(injection);
+      return Promise.resolve({ duplicate: false });
+    },
+    logger: pino({ level: 'silent' }),
+    clock: () => new Date('2030-01-01T10:00:00Z'),
+    ...options,
+  });
+  return { intake, enqueued, joined };
+}
+
+const file = { id: 'F0FILE0001', name: 'plan.pdf', mimetype: 'application/pdf', size: 3, url_private_download: 'https://files.slack.com/files-pri/T0FAKE01-F0FILE0001/download/plan.pdf' };
+const dm = eventCallback({ ...dmMessage({ user: 'U0ADA0001', text: 'See attached', channel: 'D0ADA0001', ts: '1700000000.000100' }), subtype: 'file_share', files: [file] }, { eventId: 'Ev0INTAKE01' });
+
+describe('the Slack intake', () => {
+  it('takes the same payload from a signed body and from an envelope, saying which way it came', async () => {
+    const { intake, enqueued, joined } = intakeWith();
+    expect(await intake({ body: JSON.stringify(dm), contentType: 'application/json' }, {})).toEqual({ kind: 'taken', injectionId: 'slack:T0FAKE01:Ev0INTAKE01', duplicate: false });
+    await intake({ envelope: dm }, {});
+    expect(enqueued.map((injection) => injection.sender.basis)).toEqual(['Slack-signed request', 'Slack Socket Mode (app token)']);
+    expect(joined).toEqual(['T0FAKE01:D0ADA0001:1700000000.000100', 'T0FAKE01:D0ADA0001:1700000000.000100']);
+  });
+
+  it('adds the lines of the kept files to the text, and names files as not kept without a keeper', async () => {
+    const kept = intakeWith({ keepFiles: (files) => Promise.resolve(files.map((shared) => `[attached: ${shared.name}, ${shared.mimeType}, 0.0 MB, artifact A]`)) });
+    await kept.intake({ envelope: dm }, {});
+    expect(kept.enqueued[0]?.text).toBe('See attached\n\n[attached: plan.pdf, application/pdf, 0.0 MB, artifact A]');
+    const unkept = intakeWith();
+    await unkept.intake({ envelope: dm }, {});
+    expect(unkept.enqueued[0]?.text).toBe('See attached\n\n(The file plan.pdf shared in Slack was not kept.)');
+  });
+
+  it('rejects when the enqueue fails, before remembering the thread', async () => {
+    const { intake, joined } = intakeWith({ failEnqueue: true });
+    await expect(intake({ envelope: dm }, {})).rejects.toThrow('queue down');
+    expect(joined).toEqual([]);
+  });
+
+  it('answers the challenge and says what it could not read', async () => {
+    const { intake, enqueued } = intakeWith();
+    expect(await intake({ envelope: urlVerification('c0de') }, {})).toEqual({ kind: 'challenge', challenge: 'c0de' });
+    expect(await intake({ body: 'not json', contentType: 'application/json' }, {})).toEqual({ kind: 'unreadable' });
+    expect(enqueued).toEqual([]);
+  });
+});
