@@ -41,6 +41,15 @@ function send(event: object, extra: { timestamp?: number; signature?: string | n
 const inThread = (channel: string, threadTs: string) => sb().slack.messages(channel).filter((message) => message.threadTs === threadTs);
 const textOf = (message: { text: string | undefined; blocks?: readonly unknown[] | undefined }): string => `${message.text ?? ''} ${JSON.stringify(message.blocks ?? [])}`;
 
+/** Waits for the approval card in a thread; its message, its button value and the approval id. */
+async function approvalCard(channel: string, ts: string): Promise<{ card: { ts: string } | undefined; value: string; approvalId: string }> {
+  const hasButtons = (message: { blocks?: readonly unknown[] | undefined }): boolean => JSON.stringify(message.blocks ?? []).includes('approval.approve');
+  await waitFor(() => inThread(channel, ts).some(hasButtons), 'the approval card');
+  const card = inThread(channel, ts).find(hasButtons);
+  const value = /"value":"(\{[^"]*(?:\\"[^"]*)*\})"/.exec(JSON.stringify(card?.blocks ?? []))?.[1]?.replace(/\\"/g, '"') ?? '{}';
+  return { card, value, approvalId: String((JSON.parse(value) as { approvalId?: string }).approvalId) };
+}
+
 describe('slack: conversations', () => {
   it('answers url_verification, and refuses forged, stale and unsigned requests with nothing enqueued', async () => {
     const challenge = await postSlackEvent({ url: url(), signingSecret: SECRET, body: urlVerification('ch4ll3nge') });
@@ -89,10 +98,7 @@ describe('slack: approvals with buttons', () => {
   it('a stranger is refused and audited, the requester approves, the card updates, and the confirmation lands in the thread', async () => {
     const ts = freshSlackTs();
     await send(dmMessage({ user: 'U0CAROL01', text: 'Book it #book', channel: 'D0CAROL01', ts }));
-    await waitFor(() => inThread('D0CAROL01', ts).some((message) => JSON.stringify(message.blocks ?? []).includes('approval.approve')), 'the approval card');
-    const card = inThread('D0CAROL01', ts).find((message) => JSON.stringify(message.blocks ?? []).includes('approval.approve'));
-    const value = /"value":"(\{[^"]*(?:\\"[^"]*)*\})"/.exec(JSON.stringify(card?.blocks ?? []))?.[1]?.replace(/\\"/g, '"') ?? '{}';
-    const approvalId = String((JSON.parse(value) as { approvalId?: string }).approvalId);
+    const { card, value, approvalId } = await approvalCard('D0CAROL01', ts);
     const click = (user: string, actionId: string) => postSlackInteraction({ url: url(), signingSecret: SECRET, payload: blockActions({ user: { id: user, team_id: TEAM }, actionId, value, channel: 'D0CAROL01', messageTs: card?.ts ?? '' }) });
 
     expect((await click('U0MALLORY', 'approval.approve')).status).toBe(200);
@@ -108,6 +114,17 @@ describe('slack: approvals with buttons', () => {
     await click('U0CAROL01', 'approval.deny');
     await waitFor(() => sb().slack.ephemerals().some((message) => message.user === 'U0CAROL01' && /already/.test(message.text ?? '')), 'the second click told it was decided');
     expect((await audit.get(approvalId))?.status).toBe('granted');
+  });
+
+  it('a click after the approval expired is refused, privately, and nothing is decided', async () => {
+    const ts = freshSlackTs();
+    await send(dmMessage({ user: 'U0ERIN001', text: 'Book it #book', channel: 'D0ERIN001', ts }));
+    const { card, value, approvalId } = await approvalCard('D0ERIN001', ts);
+    const store = createApprovalStore({ redis: sb().redis, prefix: sb().prefix });
+    await store.expire(approvalId);
+    await postSlackInteraction({ url: url(), signingSecret: SECRET, payload: blockActions({ user: { id: 'U0ERIN001', team_id: TEAM }, actionId: 'approval.approve', value, channel: 'D0ERIN001', messageTs: card?.ts ?? '' }) });
+    await waitFor(() => sb().slack.ephemerals().some((message) => message.user === 'U0ERIN001' && /expired/.test(message.text ?? '')), 'the late click told it expired');
+    expect((await store.get(approvalId))?.status).toBe('expired');
   });
 
   it('waits out a 429 with Retry-After, then posts once', async () => {
