@@ -15,6 +15,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeSlack } from './fake-slack-types.ts';
 import { startFakeSlack } from './fake-slack.ts';
+import { rejection } from '../support/rejection.ts';
 import {
   appMention,
   blockActions,
@@ -38,15 +39,6 @@ const DM = SLACK_FAKE_IDS.dmChannel;
 const USER = SLACK_FAKE_IDS.userId;
 const TS_FORMAT = /^\d{10}\.\d{6}$/;
 
-/** The rejection of `promise` (fails the test when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** A real WebClient talking to `target` with the client's default retry settings (quiet logs). */
 function defaultClientFor(target: FakeSlack, options: WebClientOptions = {}): WebClient {

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeTwilio } from './fake-twilio-types.ts';
 import { startFakeTwilio, twilioApi, twilioClientFor, TwilioRestException as RestException } from './fake-twilio.ts';
 import { encodeTwilioForm, inboundSmsParams, parseTwilioForm, postTwilioWebhook, readTwilioFixture, smsSegments } from './twilio-webhook.ts';
+import { rejection } from '../support/rejection.ts';
 
 const ACCOUNT_SID = 'ACc0ffee00c0ffee00c0ffee00c0ffee00';
 const AUTH_TOKEN = 'fake-twilio-auth-token-0123456789';
@@ -51,15 +52,6 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
   };
 }
 
-/** The rejection of `promise` (fails the test when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 function basicAuth(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
