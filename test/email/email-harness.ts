@@ -95,7 +95,10 @@ async function compose(mail: PersonMail): Promise<string> {
   return built.toString('utf8');
 }
 
-/** Starts everything before the file's tests and stops it after. */
+/**
+ * Starts everything before the file's tests and stops it after. The service logs nothing, unless
+ * `EMAIL_TEST_LOG=<file>` is set when running the tests: then its debug log goes to that file.
+ */
 export function useEmailSwitchboard(options: EmailHarnessOptions): () => EmailHarness {
   let harness: EmailHarness | undefined;
   const services: Service[] = [];
