@@ -148,7 +148,7 @@ describe('the Slack app manifest', () => {
     }
     // Files shared with a message are downloaded from their url_private with the bot token.
     if (sources().some(({ source }) => source.includes('url_private'))) expect(botScopes.has('files:read')).toBe(true);
-    expect([...botScopes]).toEqual(expect.arrayContaining(['chat:write', 'im:history', 'im:read', 'im:write', 'app_mentions:read', 'channels:history', 'groups:history', 'mpim:history', 'files:read', 'assistant:write', 'users:read']));
+    expect([...botScopes]).toEqual(expect.arrayContaining(['chat:write', 'im:history', 'im:read', 'im:write', 'app_mentions:read', 'channels:history', 'groups:history', 'mpim:history', 'files:read', 'assistant:write']));
     expect(manifest.oauth_config?.scopes?.user ?? []).toEqual([]);
   });
 
