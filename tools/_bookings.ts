@@ -14,23 +14,15 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolHandlerContext } from '../src/protocol/tools/tool-definition.ts';
-import type { Currency } from './_flights.ts';
+import type { Currency, Flight } from './_flights.ts';
 
 /** A confirmed booking, as book_flight returns it. */
 export interface Booking {
   /** `SB` and six letters or digits. */
   readonly bookingReference: string;
   readonly status: 'confirmed';
-  readonly flight: {
-    readonly flightNumber: string;
-    readonly airline: string;
-    readonly origin: string;
-    readonly destination: string;
-    /** ISO 8601 local time with offset, `2026-12-18T07:25:00+00:00`. */
-    readonly departure: string;
-    /** ISO 8601 local time with offset. */
-    readonly arrival: string;
-  };
+  /** The flight's schedule, as the dataset gives it (local times with their offsets). */
+  readonly flight: Pick<Flight, 'flightNumber' | 'airline' | 'origin' | 'destination' | 'departure' | 'arrival'>;
   readonly passengers: readonly { readonly fullName: string }[];
   readonly totalCost: number;
   readonly currency: Currency;

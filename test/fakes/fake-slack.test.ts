@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { verifySlackRequest } from '@slack/bolt';
 import {
   ErrorCode,
@@ -31,6 +30,7 @@ import {
   threadReply,
   urlVerification,
 } from './slack-requests.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 const TOKEN = 'xoxb-1000000000001-2000000000002-fAkEbOtToKeN0000000000000';
 const SIGNING_SECRET = 'fake-signing-secret-00112233445566778899aabb';
@@ -415,19 +415,8 @@ async function startReceiver(): Promise<{
       res.end(verified);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/slack/events`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
+  const listening = await listenOnLoopback(server);
+  return { url: `${listening.origin}/slack/events`, received, close: () => listening.close() };
 }
 
 describe('signed requests to the service', () => {

@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type {
   FakeSlack,
   FakeSlackCall,
@@ -30,6 +29,7 @@ import type {
 } from './fake-slack-types.ts';
 import { attachFakeSocketMode, type FakeSocketMode } from './fake-slack-socket.ts';
 import { readSlackFixture, richTextBlocks, SLACK_FAKE_IDS } from './slack-requests.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 type Json = Record<string, unknown>;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -147,9 +147,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       else send(res, { kind: 'json', status: 500, body: { ok: false, error: `fake-slack crashed: ${String(error)}` } });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  state.origin = `http://127.0.0.1:${port}`;
+  const listening = await listenOnLoopback(server);
+  state.origin = listening.origin;
   const socketMode = attachFakeSocketMode(server, { appToken: options.appToken, appId: state.appId, origin: () => state.origin });
   state.socketMode = socketMode;
   return {
@@ -181,7 +180,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     },
     close: async () => {
       await socketMode.close();
-      await closeServer(server);
+      await listening.close();
     },
   };
 }
@@ -216,16 +215,6 @@ function resetState(state: FakeState): void {
     list.length = 0;
   }
   state.files.clear();
-}
-
-function closeServer(server: ReturnType<typeof createServer>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((error) => {
-      if (error === undefined) resolve();
-      else reject(error);
-    });
-    server.closeAllConnections();
-  });
 }
 
 /** The next message `ts`: 100 µs after the previous one. */

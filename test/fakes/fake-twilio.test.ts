@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import twilioSdk from 'twilio';
 import RequestClient from 'twilio/lib/base/RequestClient.js';
 import Twilio from 'twilio/lib/rest/Twilio.js';
@@ -9,6 +8,7 @@ import type { FakeTwilio } from './fake-twilio-types.ts';
 import { startFakeTwilio, twilioApi, twilioClientFor, TwilioRestException as RestException } from './fake-twilio.ts';
 import { encodeTwilioForm, inboundSmsParams, parseTwilioForm, postTwilioWebhook, readTwilioFixture, smsSegments } from './twilio-webhook.ts';
 import { rejection } from '../support/rejection.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 const ACCOUNT_SID = 'ACc0ffee00c0ffee00c0ffee00c0ffee00';
 const AUTH_TOKEN = 'fake-twilio-auth-token-0123456789';
@@ -37,19 +37,8 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
       res.end('<Response/>');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
+  const listening = await listenOnLoopback(server);
+  return { url: listening.origin, received, close: () => listening.close() };
 }
 
 

@@ -6,7 +6,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import twilioSdk from 'twilio';
 import type { ClientOpts } from 'twilio/lib/base/BaseTwilio.js';
@@ -39,6 +38,7 @@ import {
   twilioSid,
   type TwilioFixtureName,
 } from './twilio-webhook.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 const API = '/2010-04-01';
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -153,9 +153,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       else send(res, errorReply(500, 20500, `fake-twilio crashed: ${error instanceof Error ? error.message : String(error)}`));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  state.url = `http://127.0.0.1:${port}`;
+  const listening = await listenOnLoopback(server);
+  state.url = listening.origin;
   return {
     url: state.url,
     accountSid: state.accountSid,
@@ -177,7 +176,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     reset: () => {
       resetState(state);
     },
-    close: () => closeServer(server),
+    close: () => listening.close(),
   };
 }
 
@@ -264,16 +263,6 @@ function ownedNumber(number: string | FakeTwilioNumber): OwnedNumber {
 function snapshot(message: StoredMessage): FakeTwilioMessage {
   const { dateCreated: _created, dateUpdated: _updated, dateSent: _sent, ...rest } = message;
   return { ...rest };
-}
-
-function closeServer(server: ReturnType<typeof createServer>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((error) => {
-      if (error === undefined) resolve();
-      else reject(error);
-    });
-    server.closeAllConnections();
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
