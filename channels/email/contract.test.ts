@@ -1,17 +1,13 @@
-import { afterEach, beforeEach } from 'vitest';
 import { runChannelContract } from '../kit/contract/channel-contract.ts';
-import { useContractAdaptor } from '../kit/contract/contract-context.ts';
-import { createOutbound, type Outbound } from '../../queues/outbound-queue.ts';
+import { useContractAdaptor, useContractOutbound } from '../kit/contract/contract-context.ts';
 import { useRedis, useKeyPrefix } from '../../test/support/redis.ts';
 import { useSmtpRecorder } from '../../test/support/smtp-recorder.ts';
-import { waitFor } from '../../test/support/wait-for.ts';
 import type { EmailEvent } from './email-event.ts';
 import { createEmailChannel } from './index.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
 const smtp = useSmtpRecorder();
-let outbound: Outbound | undefined;
 
 const grace = { id: 'grace', name: 'Grace Hopper', addresses: { web: [], email: ['grace@example.com'], sms: [], slack: [], whatsapp: [] }, roles: [] };
 
@@ -41,12 +37,7 @@ const email = useContractAdaptor({
   env: () => ({ IMAP_URL: 'imap://bot%40example.com:pw@127.0.0.1:1/INBOX', SMTP_URL: smtp().url, EMAIL_FROM: 'Concierge <bot@example.com>' }),
   create: (context) => createEmailChannel().create(context),
 });
-beforeEach(() => {
-  const { hostname, port } = new URL(redisUrl());
-  outbound = createOutbound({ connection: { host: hostname, port: Number(port) }, prefix: prefix(), senders: { email: email.adaptor().sender }, backoffDelayMs: 50 });
-  outbound.startWorkers();
-});
-afterEach(async () => { await outbound?.close(); });
+const send = useContractOutbound({ redisUrl, prefix, channel: 'email', sender: () => email.adaptor().sender, received: () => smtp().messages().length, provider: 'the SMTP server' });
 
 runChannelContract('email (buffered, SMTP through the outbound queue)', {
   adaptor: () => email.adaptor(),
@@ -69,11 +60,6 @@ runChannelContract('email (buffered, SMTP through the outbound queue)', {
   destination: { channel: 'email', address: 'grace@example.com' },
   approver: { channel: 'email', address: 'grace@example.com' },
   textOf: (message) => String(message['text']),
-  send: async (delivery) => {
-    if (outbound === undefined) throw new Error('not started');
-    const before = smtp().messages().length;
-    const { duplicate } = await outbound.enqueue(delivery);
-    if (!duplicate) await waitFor(() => smtp().messages().length > before, 'the SMTP server got the mail');
-  },
+  send,
   delivered: () => Promise.resolve(smtp().messages().filter((mail) => mail.envelope.rcptTo.includes('grace@example.com')).length),
 });

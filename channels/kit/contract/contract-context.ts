@@ -8,6 +8,9 @@ import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import type { ChannelAdaptor, ChannelContext } from '../../channel.ts';
 import { createInboundQueue } from '../../../queues/inbound-queue.ts';
+import { createOutbound, type Outbound } from '../../../queues/outbound-queue.ts';
+import type { ChannelSender, OutboundDelivery } from '../../../queues/outbound-types.ts';
+import { waitFor } from '../../../test/support/wait-for.ts';
 import { loadEnv } from '../../../src/config/env.ts';
 import type { RawEnv } from '../../../src/config/env-variables.ts';
 import { CHANNEL_NAMES, type LoadedApp, type Person } from '../../../src/runtime/app/app-types.ts';
@@ -105,5 +108,43 @@ export function useContractAdaptor(options: ContractAdaptorOptions): { adaptor()
       if (opened === undefined) throw new Error('The context exists only inside a test.');
       return opened.context;
     },
+  };
+}
+
+/** Options of {@link useContractOutbound}. */
+export interface ContractOutboundOptions {
+  readonly redisUrl: () => string;
+  readonly prefix: () => string;
+  /** The channel id: its deliveries go through `outbound-<channel>`. */
+  readonly channel: string;
+  /** The sender under test (the adaptor's, with test-friendly limits where the real ones are slow). */
+  readonly sender: () => ChannelSender;
+  /** How many messages the provider has received so far, read from the real peer. */
+  readonly received: () => number;
+  /** What the provider is, for the wait's message (`the SMTP server`). */
+  readonly provider: string;
+}
+
+/**
+ * Runs the real outbound queue for one channel during each test (register it after
+ * {@link useContractAdaptor}); returns the contract's `send`: enqueue, and wait until the provider
+ * received one more message, unless the queue dropped the delivery as a duplicate.
+ */
+export function useContractOutbound(options: ContractOutboundOptions): (delivery: OutboundDelivery) => Promise<void> {
+  let outbound: Outbound | undefined;
+  beforeEach(() => {
+    const { hostname, port } = new URL(options.redisUrl());
+    outbound = createOutbound({ connection: { host: hostname, port: Number(port) }, prefix: options.prefix(), senders: { [options.channel]: options.sender() }, backoffDelayMs: 50 });
+    outbound.startWorkers();
+  });
+  afterEach(async () => {
+    await outbound?.close();
+    outbound = undefined;
+  });
+  return async (delivery) => {
+    if (outbound === undefined) throw new Error('The outbound queue runs only inside a test.');
+    const before = options.received();
+    const { duplicate } = await outbound.enqueue(delivery);
+    if (!duplicate) await waitFor(() => options.received() > before, `${options.provider} got the message`);
   };
 }
