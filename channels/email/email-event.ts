@@ -3,6 +3,7 @@
  * (sender authentication, thread, approval reply, attachments stored). Everything asynchronous
  * happened before, so normalising is a pure function of this object.
  */
+import type { StoredAttachment } from '../kit/kept-files.ts';
 
 /** What an approval reply comes to. */
 export type ApprovalReplyFacts =
@@ -11,13 +12,6 @@ export type ApprovalReplyFacts =
   /** A reply that cannot decide (no decision word, two approvals named, a wrong code): the answer to send. */
   | { readonly approvalId?: string; readonly answer: string };
 
-/** One stored attachment, as the actor is told about it. */
-export interface StoredAttachment {
-  readonly artifactId: string;
-  readonly name: string;
-  readonly mimeType: string;
-  readonly sizeBytes: number;
-}
 
 /** One inbound mail, ready to normalise. */
 export interface EmailEvent {

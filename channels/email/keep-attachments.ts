@@ -4,15 +4,11 @@
  */
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { ArtifactStore } from '../../src/runtime/artifacts/artifact-store.ts';
-import type { StoredAttachment } from './email-event.ts';
+import { attachedLine, megabytes, type StoredAttachment } from '../kit/kept-files.ts';
 import type { MailAttachment } from './read-mail.ts';
 
 /** Most attachments kept from one mail. */
 const MAX_ATTACHMENTS = 10;
-
-function megabytes(bytes: number): string {
-  return `${(bytes / 1_048_576).toFixed(1)} MB`;
-}
 
 /** Stores `attachments`; returns what was stored and a line for each attachment that was not. */
 export async function keepAttachments(
@@ -32,6 +28,6 @@ export async function keepAttachments(
     }
   }
   if (attachments.length > MAX_ATTACHMENTS) notes.push(`(Only the first ${MAX_ATTACHMENTS} of ${attachments.length} attachments were kept.)`);
-  const listed = stored.map((kept) => `[attached: ${kept.name}, ${kept.mimeType}, ${megabytes(kept.sizeBytes)}, artifact ${kept.artifactId}]`);
+  const listed = stored.map(attachedLine);
   return { stored, notes: [...listed, ...notes] };
 }

@@ -4,6 +4,7 @@
  * listed for the actor as `[attached: name, type, size, artifact <id>]`. What could not be kept is
  * said in a line instead, so the actor (and through it the person) knows; the message still goes.
  */
+import { attachedLine, megabytes } from '../kit/kept-files.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { ArtifactStore } from '../../src/runtime/artifacts/artifact-store.ts';
 import { DEFAULT_ARTIFACT_MAX_BYTES } from '../../src/runtime/artifacts/redis-artifact-store.ts';
@@ -23,7 +24,6 @@ const MAX_FILES = 10;
 /** Default longest download of one file, in ms: leaves room in Slack's 3 s for the enqueue. */
 const DEFAULT_TIMEOUT_MS = 2000;
 
-const megabytes = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MB`;
 const notKept = (name: string, reason: string): string => `(The file ${name} shared in Slack could not be kept: ${reason}.)`;
 
 /** Stores one fetched file; a line for the actor either way. Throws only when the store fails. */
@@ -31,7 +31,7 @@ async function keepOne(file: SlackSharedFile, fetched: FetchedFile, artifacts: P
   if (!fetched.ok) return notKept(file.name, fetched.reason);
   try {
     const meta = await artifacts.put({ name: file.name, mimeType: file.mimeType, bytes: fetched.bytes });
-    return `[attached: ${meta.name}, ${meta.mimeType}, ${megabytes(meta.sizeBytes)}, artifact ${meta.artifactId}]`;
+    return attachedLine(meta);
   } catch (error) {
     if (!(error instanceof SwitchboardError) || error.code !== 'artifact.too_large') throw error;
     const limit = error.details['maxBytes'];

@@ -5,7 +5,7 @@
  */
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { ArtifactStore } from '../../src/runtime/artifacts/artifact-store.ts';
-import type { StoredAttachment } from '../email/email-event.ts';
+import type { StoredAttachment } from '../kit/kept-files.ts';
 import type { WebhookParams } from './webhook.ts';
 
 /** What fetching needs. */

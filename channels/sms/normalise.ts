@@ -8,6 +8,7 @@
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
+import { attachedLine } from '../kit/kept-files.ts';
 import type { SmsEvent } from './sms-event.ts';
 
 /** What normalising needs besides the event. */
@@ -38,7 +39,7 @@ function personOf(from: string, people: readonly Person[]): Person | undefined {
 }
 
 function textOf(event: SmsEvent): string {
-  const listed = event.attachments.map((kept) => `[attached: ${kept.name}, ${kept.mimeType}, ${(kept.sizeBytes / 1_048_576).toFixed(1)} MB, artifact ${kept.artifactId}]`);
+  const listed = event.attachments.map(attachedLine);
   const lines = [event.body.trim(), ...listed, ...event.notes].filter((line) => line !== '');
   return lines.length === 0 ? '(The message had no text.)' : lines.join('\n\n');
 }

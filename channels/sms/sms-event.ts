@@ -2,7 +2,7 @@
  * The event the SMS webhook hands to `normalise`: one verified inbound message with its media
  * already kept as artifacts, so normalising is a pure function of this object.
  */
-import type { StoredAttachment } from '../email/email-event.ts';
+import type { StoredAttachment } from '../kit/kept-files.ts';
 
 /** One inbound SMS, MMS or Twilio WhatsApp message. */
 export interface SmsEvent {
