@@ -56,7 +56,7 @@ function createAdaptor(context: ChannelContext): ChannelAdaptor {
     normalise,
     render: createSmsRender({ clock: context.clock, ...maxSegmentsOf(context) }),
     sender: createSmsSender({ client, from: sms.from, store, artifactUrl: (artifactId) => context.artifactUrl(artifactId), statusCallback: `${context.env.publicUrl}/webhooks/twilio/status` }),
-    approvals: smsApprovals,
+    approvals: smsApprovals(context.env.whatsapp !== undefined),
     close: () => Promise.resolve(),
   };
 }

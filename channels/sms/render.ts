@@ -15,7 +15,8 @@ import type { ToolSentences } from '../kit/approvals/describe-request.ts';
 import { checkTimeZone } from '../kit/approvals/time-phrases.ts';
 import { artifactAttachment } from '../kit/render/artifacts.ts';
 import { renderForChannel } from '../kit/render/render-for-channel.ts';
-import { approvalRequestBody, approvalUpdateText, type ApprovalTextContext } from './render-approval.ts';
+import { approvalUpdateText, type ApprovalTextContext } from '../kit/approvals/update-text.ts';
+import { approvalRequestBody } from './render-approval.ts';
 import { capSegments, segmentLimitsOf, type SegmentLimits } from './segment-cap.ts';
 import { isWhatsAppAddress, MAX_BODY_CHARS, MAX_MEDIA, smsPayload, smsPayloads, type MediaFile, type SmsKind, type SmsPayload } from './sms-payload.ts';
 

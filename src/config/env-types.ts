@@ -109,6 +109,39 @@ export interface SlackEnv {
   readonly apiUrl: string;
 }
 
+/** WhatsApp through the Business Cloud API (`WHATSAPP_MODE=cloud`). */
+export interface WhatsAppCloudEnv {
+  readonly mode: 'cloud';
+  /** `WHATSAPP_TOKEN`: a system-user access token with `whatsapp_business_messaging`. A secret. */
+  readonly token: string;
+  /** `WHATSAPP_PHONE_NUMBER_ID`: the id (digits) of the business number messages are sent from. */
+  readonly phoneNumberId: string;
+  /** `WHATSAPP_APP_SECRET`: the Meta app secret, key of `X-Hub-Signature-256`. A secret. */
+  readonly appSecret: string;
+  /** `WHATSAPP_VERIFY_TOKEN`: what Meta's `hub.verify_token` must equal when the webhook is subscribed. A secret. */
+  readonly verifyToken: string;
+  /** `WHATSAPP_API_URL` without trailing slash, version included. Default {@link DEFAULT_WHATSAPP_API_URL}. */
+  readonly apiUrl: string;
+}
+
+/** WhatsApp through whatsapp-web.js, a linked device of a personal number (`WHATSAPP_MODE=web`). */
+export interface WhatsAppWebEnv {
+  readonly mode: 'web';
+  /**
+   * `WHATSAPP_SESSION_DIR`: absolute path of the directory the session is kept in (`LocalAuth`).
+   * Default unset: the session is kept in Redis (`RemoteAuth`), so any worker can take it over.
+   */
+  readonly sessionDir: string | undefined;
+  /** `CHROMIUM_PATH`: the browser to drive. Default `chromium`, looked up on `PATH` at start. */
+  readonly chromiumPath: string;
+}
+
+/** The WhatsApp channel, on when `WHATSAPP_MODE` is set. */
+export type WhatsAppEnv = WhatsAppCloudEnv | WhatsAppWebEnv;
+
+/** Default of `WHATSAPP_API_URL`: the public Graph API at a pinned version. */
+export const DEFAULT_WHATSAPP_API_URL = 'https://graph.facebook.com/v26.0';
+
 /** Which channels are on, derived from the variables that are set. */
 export interface EnabledChannels {
   /** The web chat is always on. */
@@ -119,6 +152,8 @@ export interface EnabledChannels {
   readonly sms: boolean;
   /** On when `SLACK_BOT_TOKEN` and `SLACK_SIGNING_SECRET` are set. */
   readonly slack: boolean;
+  /** On when `WHATSAPP_MODE` is set. */
+  readonly whatsapp: boolean;
 }
 
 /** The validated, typed environment of switchboard. Built once at start-up by {@link loadEnv}. */
@@ -145,6 +180,8 @@ export interface SwitchboardEnv {
   readonly sms: SmsEnv | undefined;
   /** The Slack channel, or `undefined` when it is off (Slack credentials unset). */
   readonly slack: SlackEnv | undefined;
+  /** The WhatsApp channel, or `undefined` when it is off (`WHATSAPP_MODE` unset). */
+  readonly whatsapp: WhatsAppEnv | undefined;
   /**
    * `ADMIN_TOKEN`: bearer token for the operator pages, at least 16 characters. Default unset:
    * the operator pages answer only on loopback. A secret.

@@ -45,10 +45,11 @@ describe('loadEnv defaults', () => {
       email: undefined,
       sms: undefined,
       slack: undefined,
+      whatsapp: undefined,
       adminToken: undefined,
       sessionSecret: undefined,
       logLevel: 'info',
-      channels: { web: true, email: false, sms: false, slack: false },
+      channels: { web: true, email: false, sms: false, slack: false, whatsapp: false },
     });
   });
 
@@ -117,7 +118,7 @@ describe('loadEnv values', () => {
       { IMAP_URL: 'imaps://bot%40example.com:p%40ss@mail.example.com/Support%2FBot', SMTP_URL: 'smtp://mail.example.com' },
       defaults,
     );
-    expect(env.channels).toEqual({ web: true, email: true, sms: false, slack: false });
+    expect(env.channels).toEqual({ web: true, email: true, sms: false, slack: false, whatsapp: false });
     expect(env.email).toEqual({
       imap: { host: 'mail.example.com', port: 993, secure: true, user: 'bot@example.com', password: 'p@ss', mailbox: 'Support/Bot' },
       smtp: { host: 'mail.example.com', port: 587, secure: false, user: undefined, password: undefined },
@@ -161,6 +162,26 @@ describe('loadEnv values', () => {
     expect(loadEnv({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig' }, defaults).slack?.apiUrl).toBe(
       'https://slack.com/api/',
     );
+  });
+
+  it('turns WhatsApp on in cloud mode with the Cloud API credentials, the Graph API pinned by default', () => {
+    const cloud = { WHATSAPP_MODE: 'cloud', WHATSAPP_TOKEN: 'EAAG-token', WHATSAPP_PHONE_NUMBER_ID: '106540352242922', WHATSAPP_APP_SECRET: 'app-secret', WHATSAPP_VERIFY_TOKEN: 'verify-me' };
+    expect(loadEnv(cloud, defaults).whatsapp).toEqual({ mode: 'cloud', token: 'EAAG-token', phoneNumberId: '106540352242922', appSecret: 'app-secret', verifyToken: 'verify-me', apiUrl: 'https://graph.facebook.com/v26.0' });
+    expect(loadEnv({ ...cloud, WHATSAPP_API_URL: 'http://127.0.0.1:7002/v26.0/' }, defaults).whatsapp).toMatchObject({ apiUrl: 'http://127.0.0.1:7002/v26.0' });
+    expect(loadEnv(cloud, defaults).channels.whatsapp).toBe(true);
+  });
+
+  it('turns WhatsApp on in web mode, the session in Redis unless a directory is given', () => {
+    expect(loadEnv({ WHATSAPP_MODE: 'web' }, defaults).whatsapp).toEqual({ mode: 'web', sessionDir: undefined, chromiumPath: 'chromium' });
+    expect(loadEnv({ WHATSAPP_MODE: 'web', WHATSAPP_SESSION_DIR: '/var/lib/switchboard/wa', CHROMIUM_PATH: '/usr/bin/chromium' }, defaults).whatsapp).toEqual({ mode: 'web', sessionDir: '/var/lib/switchboard/wa', chromiumPath: '/usr/bin/chromium' });
+  });
+
+  it('names each WhatsApp variable that is missing, malformed or read by no mode', () => {
+    const cloud = failing({ WHATSAPP_MODE: 'cloud', WHATSAPP_PHONE_NUMBER_ID: '+15550100', WHATSAPP_SESSION_DIR: '/tmp/wa' }).message;
+    for (const problem of [/WHATSAPP_TOKEN is required/, /WHATSAPP_APP_SECRET is required/, /WHATSAPP_VERIFY_TOKEN is required/, /WHATSAPP_SESSION_DIR is set but/, /WHATSAPP_PHONE_NUMBER_ID must be the number's id/]) expect(cloud).toMatch(problem);
+    expect(failing({ WHATSAPP_MODE: 'business' }).message).toMatch(/WHATSAPP_MODE must be "web" .* or "cloud"/);
+    expect(failing({ WHATSAPP_MODE: 'web', WHATSAPP_TOKEN: 'EAAG', WHATSAPP_SESSION_DIR: 'relative/dir' }).message).toMatch(/WHATSAPP_TOKEN is set but[\s\S]*WHATSAPP_SESSION_DIR must be an absolute path/);
+    expect(failing({ WHATSAPP_TOKEN: 'EAAG' }).message).toMatch(/WHATSAPP_TOKEN is set but the WhatsApp channel is off/);
   });
 });
 

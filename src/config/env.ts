@@ -6,6 +6,7 @@ import type { EnvProblem, RawEnv } from './env-variables.ts';
 import type { AnthropicEnv, RedisEnv, SwitchboardEnv } from './env-types.ts';
 import { isLogLevel, type LogLevel } from './log-levels.ts';
 import { parseEmail, parseSlack, parseSms } from './parse-channels.ts';
+import { parseWhatsApp } from './parse-whatsapp.ts';
 import { isTcpPort, parseHttpUrl, parseRedisUrl } from './parse-url.ts';
 
 /** Default of `PORT`. */
@@ -63,6 +64,7 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
   const email = parseEmail(reader);
   const sms = parseSms(reader);
   const slack = parseSlack(reader);
+  const whatsapp = parseWhatsApp(reader);
   const adminToken = readAdminToken(reader);
   const sessionSecret = readSessionSecret(reader);
   const logLevel = readLogLevel(reader);
@@ -79,10 +81,11 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
     email,
     sms,
     slack,
+    whatsapp,
     adminToken,
     sessionSecret,
     logLevel,
-    channels: { web: true, email: email !== undefined, sms: sms !== undefined, slack: slack !== undefined },
+    channels: { web: true, email: email !== undefined, sms: sms !== undefined, slack: slack !== undefined, whatsapp: whatsapp !== undefined },
   };
 }
 

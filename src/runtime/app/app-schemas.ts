@@ -53,6 +53,16 @@ export const ACTOR_FILE_SCHEMA: Record<string, unknown> = {
   },
 };
 
+const whatsAppTemplate = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'language'],
+  properties: {
+    name: { type: 'string', pattern: '^[a-z0-9_]{1,512}$', description: 'an approved template name (lower-case letters, digits, "_")' },
+    language: { type: 'string', pattern: '^[a-z]{2,3}(_[A-Z]{2})?$', description: 'the template language code, such as en or en_US' },
+  },
+};
+
 const channelRoute = {
   type: 'object',
   additionalProperties: false,
@@ -61,6 +71,12 @@ const channelRoute = {
     actor: actorName,
     midTurn,
     maxSegments: { type: 'integer', minimum: 1, maximum: 30, description: 'the most SMS segments one answer may use, from 1 to 30' },
+    groups: { enum: ['mentions', 'all', 'off'], description: 'which WhatsApp group messages start a turn: mentions, all or off' },
+    templates: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { approval: whatsAppTemplate, notice: whatsAppTemplate },
+    },
   },
 };
 

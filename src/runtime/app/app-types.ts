@@ -30,6 +30,24 @@ export interface ChannelRoute {
    * a longer answer is cut with a note.
    */
   readonly maxSegments?: number;
+  /**
+   * WhatsApp only: which group messages start a turn: `mentions` (the bot is mentioned, or the
+   * message replies to the bot), `all`, or `off`. Default `mentions`.
+   */
+  readonly groups?: 'mentions' | 'all' | 'off';
+  /**
+   * WhatsApp Cloud API only: the approved message templates sent when a contact's 24-hour
+   * customer-service window is closed. `approval`: body `{{1}}` (the request) and two quick-reply
+   * buttons (Approve, Deny). `notice`: body `{{1}}` (the message). Default none: such sends fail
+   * with a clear error instead of free text that Meta would reject.
+   */
+  readonly templates?: { readonly approval?: WhatsAppTemplate; readonly notice?: WhatsAppTemplate };
+}
+
+/** An approved WhatsApp message template, by name and language code (`en`, `en_US`). */
+export interface WhatsAppTemplate {
+  readonly name: string;
+  readonly language: string;
 }
 
 /** A known person and the addresses that identify them on each channel. */

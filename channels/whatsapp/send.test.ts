@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { DeliveryError } from '../../queues/delivery-error.ts';
+import type { OutboundDelivery } from '../../queues/outbound-types.ts';
+import { contractApproval } from '../kit/contract/channel-contract.ts';
+import { createWhatsAppRender } from './render.ts';
+import { createWhatsAppSender, type WhatsAppTemplates } from './send.ts';
+import type { WhatsAppOut, WhatsAppTransport } from './transport.ts';
+import type { WhatsAppPayload } from './whatsapp-payload.ts';
+
+const GRACE = '+447700900123';
+const TEMPLATES: WhatsAppTemplates = { approval: { name: 'approval_request', language: 'en' }, notice: { name: 'assistant_notice', language: 'en_GB' } };
+const clock = (): Date => new Date('2030-01-01T10:00:00.000Z');
+const render = createWhatsAppRender({ via: 'cloud', clock });
+
+/** A transport that records what it was asked to send; `refuse` makes free-form sends fail like Meta outside the window. */
+function recording(options: { refuse?: boolean; via?: 'cloud' | 'web' } = {}): WhatsAppTransport & { sent: WhatsAppOut[] } {
+  const sent: WhatsAppOut[] = [];
+  return {
+    via: options.via ?? 'cloud',
+    sent,
+    send(message) {
+      if (options.refuse === true && message.kind !== 'template') return Promise.reject(new DeliveryError('Re-engagement message', { permanent: true, status: 400, providerCode: '131047' }));
+      sent.push(message);
+      return Promise.resolve({ id: `wamid.${sent.length}` });
+    },
+  };
+}
+
+const delivery = (payload: WhatsAppPayload): OutboundDelivery => ({ channel: 'whatsapp', destination: { channel: 'whatsapp', address: GRACE }, idempotencyKey: 'k-1', payload });
+const answer = (): WhatsAppPayload => {
+  const [payload] = render({ type: 'envelope', turnId: 't', turnState: 'complete', parts: [{ text: 'Your **summary**:\n\n- BA2043 tomorrow', metadata: { partType: 'response' } }] }, { channel: 'whatsapp', address: GRACE });
+  if (payload === undefined) throw new Error('nothing rendered');
+  return payload;
+};
+const approval = (): WhatsAppPayload => {
+  const [payload] = render({ type: 'approval-request', record: contractApproval({ channel: 'whatsapp', address: GRACE }) }, { channel: 'whatsapp', address: GRACE });
+  if (payload === undefined) throw new Error('nothing rendered');
+  return payload;
+};
+
+describe('the WhatsApp sender', () => {
+  it('sends free text while the contact wrote in the last 24 hours', async () => {
+    const transport = recording();
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(true) }, templates: TEMPLATES, clock });
+    expect(await sender.send(delivery(answer()))).toEqual({ providerMessageId: 'wamid.1', details: { kind: 'text', via: 'cloud' } });
+    expect(transport.sent[0]).toMatchObject({ kind: 'text', to: GRACE });
+  });
+
+  it('sends the approval template with quick replies outside the window, and the notice template for other messages', async () => {
+    const transport = recording();
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(false) }, templates: TEMPLATES, clock });
+    await sender.send(delivery(approval()));
+    await sender.send(delivery(answer()));
+    const [asked, told] = transport.sent;
+    expect(asked).toMatchObject({ kind: 'template', name: 'approval_request', language: 'en', quickReplies: approval().quickReplies });
+    expect(told).toEqual({ kind: 'template', to: GRACE, name: 'assistant_notice', language: 'en_GB', bodyParams: ['Your *summary*: · - BA2043 tomorrow'] });
+  });
+
+  it('fails for good, naming the setting, when the window is closed and no template is configured', async () => {
+    const transport = recording();
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(false) }, templates: {}, clock });
+    const failure = await sender.send(delivery(answer())).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DeliveryError);
+    expect(failure).toMatchObject({ permanent: true, providerCode: '131047', message: expect.stringContaining('channels.whatsapp.templates.notice') as unknown });
+    expect(transport.sent).toEqual([]);
+  });
+
+  it('sends the template when Meta refuses free text as outside the window, though our record said open', async () => {
+    const transport = recording({ refuse: true });
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(true) }, templates: TEMPLATES, clock });
+    const receipt = await sender.send(delivery(approval()));
+    expect(receipt.details).toEqual({ kind: 'template', via: 'cloud' });
+    expect(transport.sent.map((message) => message.kind)).toEqual(['template']);
+  });
+
+  it('has no window in web mode', async () => {
+    const transport = recording({ via: 'web' });
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.reject(new Error('not asked')) }, templates: {}, clock });
+    await sender.send(delivery(answer()));
+    expect(transport.sent.map((message) => message.kind)).toEqual(['text']);
+    expect(sender.rateLimit).toEqual({ max: 1, durationMs: 1000 });
+  });
+});
