@@ -7,6 +7,7 @@ import { emailChannel } from './email/index.ts';
 import { slackChannel } from './slack/index.ts';
 import { smsChannel } from './sms/index.ts';
 import { webChannel } from './web/index.ts';
+import { whatsappChannel } from './whatsapp/index.ts';
 
 /** The registered channels, in the order their routes are mounted and their checks printed. */
-export const CHANNEL_MODULES: readonly ChannelModule[] = [webChannel, emailChannel, smsChannel, slackChannel];
+export const CHANNEL_MODULES: readonly ChannelModule[] = [webChannel, emailChannel, smsChannel, slackChannel, whatsappChannel];

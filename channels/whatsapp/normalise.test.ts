@@ -42,7 +42,7 @@ describe('normalising WhatsApp events', () => {
 
   it('refuses what is not a WhatsApp event', () => {
     for (const bad of [null, 'text', message({ from: '447700900123' }), { ...message(), via: 'sms' }, { ...message(), attachments: undefined }, { ...message(), messageId: '' }]) {
-      expect(() => normaliseWhatsAppEvent(bad, options)).toThrow(expect.objectContaining({ code: 'channel.invalid' }) as unknown as Error);
+      expect(() => normaliseWhatsAppEvent(bad, options)).toThrow(expect.objectContaining({ code: 'channel.invalid' }) as unknown);
     }
   });
 });

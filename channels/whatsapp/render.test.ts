@@ -73,7 +73,7 @@ describe('WhatsApp rendering', () => {
 
   it('asks for an approval with two reply buttons whose ids carry the approval (Cloud API)', () => {
     const record = contractApproval({ channel: 'whatsapp', address: GRACE.address });
-    const [payload] = render({ type: 'approval-request', record }, GRACE);
+    const [payload] = render({ type: 'approval-request', record, partId: 't-1.0', part: { data: { approvalId: record.approvalId }, metadata: { partType: 'approval-request' } } }, GRACE);
     expect(payload?.kind).toBe('approval-request');
     const message = payload?.message;
     if (message?.kind !== 'buttons') throw new Error('expected buttons');
@@ -89,7 +89,7 @@ describe('WhatsApp rendering', () => {
 
   it('asks for an approval by short code in web mode', () => {
     const record = contractApproval({ channel: 'whatsapp', address: GRACE.address });
-    const [payload] = createWhatsAppRender({ via: 'web', clock })({ type: 'approval-request', record }, GRACE);
+    const [payload] = createWhatsAppRender({ via: 'web', clock })({ type: 'approval-request', record, partId: 't-1.0', part: { data: { approvalId: record.approvalId }, metadata: { partType: 'approval-request' } } }, GRACE);
     expect(textOf(payload)).toMatch(/APPROVE K7QX2M.*DENY K7QX2M/s);
   });
 

@@ -26,6 +26,7 @@ function recording(options: { refuse?: boolean; via?: 'cloud' | 'web' } = {}): W
   };
 }
 
+const asking = (record: ReturnType<typeof contractApproval>): Parameters<typeof render>[0] => ({ type: 'approval-request', record, partId: 't-1.0', part: { data: { approvalId: record.approvalId }, metadata: { partType: 'approval-request' } } });
 const delivery = (payload: WhatsAppPayload): OutboundDelivery => ({ channel: 'whatsapp', destination: { channel: 'whatsapp', address: GRACE }, idempotencyKey: 'k-1', payload });
 const answer = (): WhatsAppPayload => {
   const [payload] = render({ type: 'envelope', turnId: 't', turnState: 'complete', parts: [{ text: 'Your **summary**:\n\n- BA2043 tomorrow', metadata: { partType: 'response' } }] }, { channel: 'whatsapp', address: GRACE });
@@ -33,7 +34,7 @@ const answer = (): WhatsAppPayload => {
   return payload;
 };
 const approval = (): WhatsAppPayload => {
-  const [payload] = render({ type: 'approval-request', record: contractApproval({ channel: 'whatsapp', address: GRACE }) }, { channel: 'whatsapp', address: GRACE });
+  const [payload] = render(asking(contractApproval({ channel: 'whatsapp', address: GRACE })), { channel: 'whatsapp', address: GRACE });
   if (payload === undefined) throw new Error('nothing rendered');
   return payload;
 };
