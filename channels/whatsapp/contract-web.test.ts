@@ -37,7 +37,7 @@ const whatsapp = useContractAdaptor({
   prefix,
   people: [grace],
   env: () => ({ WHATSAPP_MODE: 'web', CHROMIUM_PATH: '/usr/bin/chromium' }),
-  create: (context) => createWhatsAppChannel({ webClient: (options) => fake.factory(options) }).create(context),
+  create: (context) => createWhatsAppChannel({ webClient: (options) => fake.factory(options), printQr: () => Promise.resolve() }).create(context),
 });
 // The session runs under its lease, as a worker runs it, and is linked before each test.
 beforeEach(async () => {

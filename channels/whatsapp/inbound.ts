@@ -37,11 +37,18 @@ export function cloudInbound(env: WhatsAppCloudEnv, client: GraphClient, intake:
   return { routes };
 }
 
+/** How web mode's sessions are made and their QR codes shown. */
+export interface WebSessionOptions {
+  readonly factory: WebClientFactory;
+  /** Default: drawn on standard output. */
+  readonly printQr?: (qr: string) => Promise<void>;
+}
+
 /** The whatsapp-web.js session as a singleton listener, and its operator page. */
-export function webInbound(env: WhatsAppWebEnv, factory: WebClientFactory, intake: WhatsAppIntake, context: ChannelContext): WhatsAppInbound {
+export function webInbound(env: WhatsAppWebEnv, session: WebSessionOptions, intake: WhatsAppIntake, context: ChannelContext): WhatsAppInbound {
   const linkState = createLinkStateStore({ redis: context.redis, prefix: context.prefix, clock: context.clock });
   const listener = createWebListener({
-    factory,
+    ...session,
     env,
     redis: context.redis,
     prefix: context.prefix,

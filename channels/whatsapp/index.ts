@@ -28,6 +28,8 @@ import { createWebTransport } from './web/web-transport.ts';
 export interface WhatsAppChannelOptions {
   /** Makes the whatsapp-web.js clients of web mode. Default {@link createWebClient} (the real `Client`). */
   readonly webClient?: WebClientFactory;
+  /** Shows a new QR code of web mode in the terminal. Default: drawn on standard output. */
+  readonly printQr?: (qr: string) => Promise<void>;
 }
 
 function whatsAppEnvOf(context: ChannelContext): WhatsAppEnv {
@@ -41,12 +43,12 @@ interface Transport {
   readonly transport: WhatsAppTransport;
 }
 
-function transportOf(env: WhatsAppEnv, webClient: WebClientFactory, intake: ReturnType<typeof createWhatsAppIntake>, context: ChannelContext): Transport {
+function transportOf(env: WhatsAppEnv, options: WhatsAppChannelOptions, intake: ReturnType<typeof createWhatsAppIntake>, context: ChannelContext): Transport {
   if (env.mode === 'cloud') {
     const client = createGraphClient({ apiUrl: env.apiUrl, token: env.token, phoneNumberId: env.phoneNumberId });
     return { inbound: cloudInbound(env, client, intake, context), transport: createCloudTransport({ client, artifacts: context.artifacts }) };
   }
-  return { inbound: webInbound(env, webClient, intake, context), transport: createWebTransport({ redis: context.redis, prefix: context.prefix }) };
+  return { inbound: webInbound(env, { factory: options.webClient ?? createWebClient, ...(options.printQr === undefined ? {} : { printQr: options.printQr }) }, intake, context), transport: createWebTransport({ redis: context.redis, prefix: context.prefix }) };
 }
 
 function createAdaptor(context: ChannelContext, options: WhatsAppChannelOptions): ChannelAdaptor {
@@ -55,7 +57,7 @@ function createAdaptor(context: ChannelContext, options: WhatsAppChannelOptions)
   const windows = createServiceWindows({ redis: context.redis, prefix: windowsPrefix });
   const normalise = (event: unknown): Injection => normaliseWhatsAppEvent(event, { people: context.app.people, tenantId: context.tenantId });
   const intake = createWhatsAppIntake({ normalise, enqueue: (injection) => context.enqueue(injection), windows, logger: context.logger });
-  const { inbound, transport } = transportOf(env, options.webClient ?? createWebClient, intake, context);
+  const { inbound, transport } = transportOf(env, options, intake, context);
   return {
     id: 'whatsapp',
     transport: 'buffered',

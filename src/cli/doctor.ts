@@ -10,6 +10,7 @@ type Check = DoctorCheck;
 async function checkRedis(env: SwitchboardEnv): Promise<Check> {
   if (env.redis.mode === 'external') {
     const redis = new Redis(env.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null });
+    redis.on('error', () => undefined);
     try {
       await redis.connect();
       const info = await redis.info('server');

@@ -35,6 +35,8 @@ async function sessionCheck(env: WhatsAppWebEnv, redisEnv: RedisEnv): Promise<Do
   const kept = env.sessionDir === undefined ? 'kept in Redis (RemoteAuth)' : `kept in ${env.sessionDir} (LocalAuth)`;
   if (redisEnv.mode !== 'external') return { name: 'whatsapp web session', status: 'ok', detail: `${kept}; link state on /admin/whatsapp while the service runs` };
   const redis = new Redis(redisEnv.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null });
+  // A refused connection is reported below; without a listener ioredis would also print it.
+  redis.on('error', () => undefined);
   try {
     await redis.connect();
     const state = await createLinkStateStore({ redis, prefix: SERVICE_PREFIX }).read();
