@@ -55,8 +55,6 @@ export interface WebhookBody {
   entry: { id: string; changes: { value: WebhookValue; field: string }[] }[];
 }
 
-/** The business number of the fixtures. */
-export const FIXTURE_PHONE_NUMBER_ID = '106540352242922';
 /** The sender of the fixtures, digits only. */
 export const FIXTURE_WA_ID = '16505551234';
 
