@@ -87,6 +87,15 @@ describe('WhatsApp rendering', () => {
     expect(payload?.quickReplies).toEqual(message.buttons.map((button) => button.id));
   });
 
+  it('tells a requester who may not decide what is awaited, without buttons or a code to answer', () => {
+    const record = { ...contractApproval({ channel: 'whatsapp', address: '+15550100999' }), requester: { channel: 'whatsapp', address: GRACE.address } };
+    const [payload] = render({ type: 'approval-request', record, partId: 't-1.0', part: { data: { approvalId: record.approvalId }, metadata: { partType: 'approval-request' } } }, GRACE);
+    expect(payload?.message.kind).toBe('text');
+    expect(textOf(payload)).toMatch(/^Approval K7QX2M: .* needs an approver's decision/);
+    expect(textOf(payload)).not.toMatch(/APPROVE/);
+    expect(payload?.quickReplies).toBeUndefined();
+  });
+
   it('asks for an approval by short code in web mode', () => {
     const record = contractApproval({ channel: 'whatsapp', address: GRACE.address });
     const [payload] = createWhatsAppRender({ via: 'web', clock })({ type: 'approval-request', record, partId: 't-1.0', part: { data: { approvalId: record.approvalId }, metadata: { partType: 'approval-request' } } }, GRACE);

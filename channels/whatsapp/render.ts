@@ -2,7 +2,8 @@
  * The WhatsApp channel's renderer: each output to messages ({@link WhatsAppPayload}). Text in
  * WhatsApp's own markup (the kit's WhatsApp dialect), 4,096 characters a message, split at
  * paragraph boundaries; kept artifacts as images or documents; approval requests as reply buttons
- * (Cloud API) or a text with the short code (web); in groups the answer quotes the message it
+ * (Cloud API) or a text with the short code (web), to people who may decide (others read what is
+ * awaited); in groups the answer quotes the message it
  * answers. Each message says what to send instead when the window is closed (`templateText`).
  */
 import type { RenderInput } from '../channel.ts';
@@ -10,6 +11,7 @@ import type { Part } from '../../src/protocol/parts/part.ts';
 import type { ApprovalRecord } from '../../src/runtime/approvals/approval-types.ts';
 import type { Destination } from '../../src/runtime/injection.ts';
 import type { ToolSentences } from '../kit/approvals/describe-request.ts';
+import { callSummary } from '../kit/approvals/decision-answers.ts';
 import { approvalRequestText } from '../kit/approvals/request-text.ts';
 import { checkTimeZone } from '../kit/approvals/time-phrases.ts';
 import { approvalUpdateText, type ApprovalTextContext } from '../kit/approvals/update-text.ts';
@@ -73,7 +75,20 @@ function rendered(parts: readonly Part[], destination: Destination, kind: WhatsA
   return [...texts, ...files.map((file) => mediaPayload(file, destination))];
 }
 
+/** Whether the person at `destination` may decide `record` (an approver, or the requester when allowed). */
+function mayDecide(record: ApprovalRecord, destination: Destination): boolean {
+  const here = (identity: { readonly channel: string; readonly address: string }): boolean => identity.channel === 'whatsapp' && identity.address === destination.address;
+  return record.approvers.some(here) || (record.allowRequester && here(record.requester));
+}
+
+/** For the conversation that asked, when its person may not decide: what is awaited, no buttons. */
+function awaited(record: ApprovalRecord, destination: Destination, context: ApprovalTextContext): WhatsAppPayload {
+  const text = `Approval ${record.shortCode}: ${callSummary(record, context.sentences)} needs an approver's decision; the answer follows here once it is decided.`;
+  return { kind: 'approval-request', message: { kind: 'text', to: destination.address, text }, templateText: templateLine(text) };
+}
+
 function approvalRequest(record: ApprovalRecord, destination: Destination, via: WhatsAppVia, context: ApprovalTextContext): WhatsAppPayload {
+  if (!mayDecide(record, destination)) return awaited(record, destination, context);
   const text = approvalRequestText(record, { form: 'short', maxChars: MAX_BUTTONS_BODY_CHARS, clock: context.clock, timeZone: context.timeZone, ...(context.sentences === undefined ? {} : { sentences: context.sentences }) });
   const ids = (['granted', 'denied'] as const).map((decision) => approvalButtonId({ approvalId: record.approvalId, decision, argsHash: record.argsHash }));
   const [approveId = '', denyId = ''] = ids;
