@@ -5,6 +5,7 @@
  * arrive, and the whole download bounded in time.
  */
 import type { SlackSharedFile } from './slack-event.ts';
+import { readCapped } from '../kit/read-capped.ts';
 
 /** How a download goes. */
 export interface FetchFileOptions {
@@ -39,18 +40,6 @@ function refusal(response: Response, file: SlackSharedFile, maxBytes: number): F
   const type = (response.headers.get('content-type') ?? '').toLowerCase();
   if (type.startsWith('text/html') && !file.mimeType.toLowerCase().startsWith('text/html')) return fail('Slack sent a web page (a sign-in page) instead of the file');
   return Number(response.headers.get('content-length') ?? '0') > maxBytes ? tooLarge(maxBytes) : undefined;
-}
-
-/** Reads the body, giving up as soon as it passes `maxBytes`. */
-async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Buffer | undefined> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.byteLength;
-    if (total > maxBytes) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /**

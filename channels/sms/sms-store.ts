@@ -4,7 +4,8 @@
  * (Twilio's status callbacks arrive out of order and repeat).
  */
 import type { Redis } from 'ioredis';
-import { defineScript, runScript } from '../../src/runtime/redis/redis-script.ts';
+import { runScript } from '../../src/runtime/redis/redis-script.ts';
+import { FORWARD_ONLY_STATUS } from '../kit/forward-only.ts';
 
 /** How far a message got, by Twilio status; a callback with a lower rank than the saved one changes nothing. */
 export const STATUS_RANK: Readonly<Record<string, number>> = {
@@ -33,15 +34,6 @@ export interface SmsStore {
   status(messageSid: string): Promise<DeliveryStatus | undefined>;
 }
 
-/** Saves ARGV[1] (JSON) at rank ARGV[2] only above the saved rank; ARGV[3] is the TTL in ms. */
-const FORWARD_ONLY = defineScript(`
-local saved = tonumber(redis.call('HGET', KEYS[1], 'rank') or '-1')
-if tonumber(ARGV[2]) <= saved then return 0 end
-redis.call('HSET', KEYS[1], 'rank', ARGV[2], 'record', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-`);
-
 /** Options of {@link createSmsStore}. */
 export interface SmsStoreOptions {
   readonly redis: Redis;
@@ -63,7 +55,7 @@ export function createSmsStore(options: SmsStoreOptions): SmsStore {
     async isOptedOut(number) { return (await redis.sismember(optOutKey, number)) === 1; },
     async recordStatus(status) {
       const rank = STATUS_RANK[status.status] ?? 0;
-      return (await runScript(redis, FORWARD_ONLY, [statusKey(status.messageSid)], [JSON.stringify(status), rank, ttlMs])) === 1;
+      return (await runScript(redis, FORWARD_ONLY_STATUS, [statusKey(status.messageSid)], [JSON.stringify(status), rank, ttlMs])) === 1;
     },
     async status(messageSid) {
       const raw = await redis.hget(statusKey(messageSid), 'record');

@@ -7,6 +7,7 @@
 import { DeliveryError } from '../../../queues/delivery-error.ts';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { graphDeliveryError } from './graph-errors.ts';
+import { readCapped } from '../../kit/read-capped.ts';
 
 /** Meta's media host: the `url` of a media object points there. */
 export const META_MEDIA_HOST = 'lookaside.fbsbx.com';
@@ -117,18 +118,6 @@ export function isTrustedMediaUrl(url: string, apiUrl: string): boolean {
   const parsed = new URL(url);
   if (parsed.username !== '' || parsed.password !== '') return false;
   return (parsed.protocol === 'https:' && parsed.hostname === META_MEDIA_HOST) || parsed.origin === new URL(apiUrl).origin;
-}
-
-/** Reads a body, giving up as soon as it passes `maxBytes`. */
-async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Buffer | undefined> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.byteLength;
-    if (total > maxBytes) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 const tooLarge = (maxBytes: number): SwitchboardError =>

@@ -5,7 +5,8 @@
  * `sent` < `delivered` < `failed` < `read` (a failure replaces sent or delivered, never read).
  */
 import type { Redis } from 'ioredis';
-import { defineScript, runScript } from '../../../src/runtime/redis/redis-script.ts';
+import { runScript } from '../../../src/runtime/redis/redis-script.ts';
+import { FORWARD_ONLY_STATUS } from '../../kit/forward-only.ts';
 
 /** The statuses Meta reports for a sent message. */
 export type CloudStatusName = 'sent' | 'delivered' | 'read' | 'failed';
@@ -48,15 +49,6 @@ export interface CloudStatusesOptions {
 /** Default time a status is kept: 7 days, in ms. */
 export const DEFAULT_STATUS_TTL_MS = 7 * 86_400_000;
 
-/** Saves ARGV[1] (JSON) at rank ARGV[2] only above the saved rank; ARGV[3] is the TTL in ms. */
-const FURTHER_ONLY = defineScript(`
-local saved = tonumber(redis.call('HGET', KEYS[1], 'rank') or '0')
-if tonumber(ARGV[2]) <= saved then return 0 end
-redis.call('HSET', KEYS[1], 'rank', ARGV[2], 'record', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-`);
-
 /**
  * Creates the store.
  *
@@ -71,7 +63,7 @@ export function createCloudStatuses(options: CloudStatusesOptions): CloudStatuse
   return {
     async record(status) {
       const rank = CLOUD_STATUS_RANK[status.status];
-      return (await runScript(redis, FURTHER_ONLY, [key(status.wamid)], [JSON.stringify(status), rank, ttlMs])) === 1;
+      return (await runScript(redis, FORWARD_ONLY_STATUS, [key(status.wamid)], [JSON.stringify(status), rank, ttlMs])) === 1;
     },
     async get(wamid) {
       const raw = await redis.hget(key(wamid), 'record');
