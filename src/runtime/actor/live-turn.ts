@@ -1,0 +1,28 @@
+import { SwitchboardError } from '../../protocol/errors.ts';
+import type { Injection } from '../injection.ts';
+import type { ModelMessage } from '../model/model-types.ts';
+import type { TurnRecord } from '../session/turn-record.ts';
+
+/**
+ * The turn being run. The steps of `runTurn` share it: each replaces `record` (never mutates it)
+ * as the turn advances, so the latest record is always the one saved and delivered with.
+ */
+export interface LiveTurn {
+  /** The turn's record as of the last step. */
+  record: TurnRecord;
+  /** Injections the turn has taken so far (grows when the actor steers). */
+  inbox: readonly Injection[];
+  /** The conversation before this turn, read once when the turn starts. */
+  readonly history: readonly ModelMessage[];
+}
+
+/**
+ * How a step left the turn: `'settled'` (it ended) or `'waiting'` (it waits for an approval, a
+ * peer or a wake-up). A step that returns `undefined` lets the turn go on.
+ */
+export type TurnExit = 'settled' | 'waiting';
+
+/** The error thrown when this worker no longer holds the session's lock. */
+export function lockLost(sessionId: string, cause?: unknown): SwitchboardError {
+  return new SwitchboardError('session.lock_lost', `Lost the lock of session ${sessionId}.`, { cause });
+}

@@ -1,0 +1,72 @@
+import type { ModelInputBlock, ModelMessage } from '../model/model-types.ts';
+import { approvalsReady, resolveApprovals, type ApprovalGate } from './approval-gate.ts';
+import type { LiveTurn, TurnExit } from './live-turn.ts';
+import type { TurnEnd } from './turn-end.ts';
+import { currentActor } from './turn-limits.ts';
+import type { TurnRunnerDeps } from './turn-runner-deps.ts';
+
+/**
+ * Brings a turn found in the store back to running. A settled turn is settled again (its
+ * finishing may have been cut short); a turn suspended for approvals goes on once every approval
+ * is decided; any other wait has expired and fails the turn. Returns `undefined` when the turn
+ * should run its loop, otherwise how it stopped. `now` gives ms since the epoch.
+ */
+export async function resumeTurn(deps: TurnRunnerDeps, turn: LiveTurn, end: TurnEnd, now: () => number): Promise<TurnExit | undefined> {
+  const { record } = turn;
+  if (record.status === 'settled') {
+    await end.finish(record.settledAs ?? 'complete');
+    return 'settled';
+  }
+  if (record.status === 'waiting' && record.pendingApprovals !== undefined && deps.approvals !== undefined) {
+    return resumeAfterApprovals(deps, deps.approvals, turn, end, now);
+  }
+  if (record.status === 'waiting') {
+    await end.fail('wait_expired', 'The request timed out while waiting, so nothing more was done.');
+    return 'settled';
+  }
+  return undefined;
+}
+
+/**
+ * A turn suspended for approvals: keeps waiting until all are decided (sending the approval
+ * requests again), then runs or denies the waiting calls and hands their results to the model.
+ */
+async function resumeAfterApprovals(deps: TurnRunnerDeps, gate: ApprovalGate, turn: LiveTurn, end: TurnEnd, now: () => number): Promise<TurnExit | undefined> {
+  if (!(await approvalsReady(gate, turn.record.pendingApprovals ?? [], now()))) {
+    await resendApprovalRequests(deps, turn);
+    return 'waiting';
+  }
+  const actor = await currentActor(deps, turn, end);
+  if (actor === undefined) return 'settled';
+  const record = turn.record;
+  const resolved = await resolveApprovals(gate, { registry: deps.registry, router: deps.router, log: deps.log, now }, actor, record, turn.inbox[0]);
+  const order = toolUseOrder(record.messages);
+  const content = [...(record.heldResults ?? []), ...resolved.results].sort((a, b) => order(a) - order(b));
+  const { wait: _wait, pendingApprovals: _pending, heldResults: _held, ...rest } = record;
+  turn.record = {
+    ...rest,
+    status: 'running',
+    messages: [...record.messages, { role: 'user', content }],
+    dataEvents: [...record.dataEvents, ...resolved.outcomes.flatMap((outcome) => (outcome.dataEvent === undefined ? [] : [outcome.dataEvent]))],
+  };
+  await deps.store.saveTurn(turn.record);
+  await deps.log.append(record.sessionId, { type: 'turn_resumed', turnId: record.turnId, actor: turn.record.actor, data: { after: 'approvals', approvals: resolved.results.length } });
+  return undefined;
+}
+
+/**
+ * The suspension is saved before its requests are sent; after a crash in between, send them
+ * again (each delivery is idempotent, so a request already shown is not shown twice).
+ */
+async function resendApprovalRequests(deps: TurnRunnerDeps, turn: LiveTurn): Promise<void> {
+  for (const part of turn.record.emitted.filter((emitted) => emitted.part.metadata.partType === 'approval-request')) {
+    await deps.output.part(turn.record, part);
+  }
+}
+
+/** Position of each tool_use id in the turn's last assistant message, for ordering results. */
+function toolUseOrder(messages: readonly ModelMessage[]): (block: ModelInputBlock) => number {
+  const last = [...messages].reverse().find((message) => message.role === 'assistant');
+  const ids = (last?.content ?? []).flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+  return (block) => (block.type === 'tool_result' ? ids.indexOf(block.tool_use_id) : ids.length);
+}

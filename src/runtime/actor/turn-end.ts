@@ -1,0 +1,44 @@
+import type { EmittedPart } from '../session/turn-record.ts';
+import type { LiveTurn } from './live-turn.ts';
+import { trimHistory } from './model-request.ts';
+import type { TurnRunnerDeps } from './turn-runner-deps.ts';
+
+/** History budget, in tokens, of an actor that sets none. The stored history keeps twice this. */
+const DEFAULT_HISTORY_TOKEN_BUDGET = 60_000;
+
+/** The two ways a turn ends, bound to one {@link LiveTurn} (each replaces its record). */
+export interface TurnEnd {
+  /**
+   * Settles the turn in `turnState`: saves the record, tells the output, stores the new history
+   * (trimmed to twice the actor's `historyTokenBudget`, default 60 000 tokens) and logs
+   * `turn_settled`.
+   */
+  finish(turnState: string): Promise<void>;
+  /**
+   * Emits `text` as an error part (logged with `reason`), delivers it, then settles the turn as
+   * `error`.
+   */
+  fail(reason: string, text: string): Promise<void>;
+}
+
+/** The {@link TurnEnd} of `turn`. */
+export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
+  const finish = async (turnState: string): Promise<void> => {
+    turn.record = { ...turn.record, status: 'settled', settledAs: turnState };
+    const record = turn.record;
+    await deps.store.saveTurn(record);
+    await deps.output.settle(record, turnState);
+    const budget = deps.actors.get(record.actor)?.config.limits.historyTokenBudget ?? DEFAULT_HISTORY_TOKEN_BUDGET;
+    await deps.store.finishTurn(record, trimHistory([...turn.history, ...record.messages], budget * 2));
+    await deps.log.append(record.sessionId, { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } });
+  };
+  const fail = async (reason: string, text: string): Promise<void> => {
+    const { sessionId, turnId, actor, step } = turn.record;
+    const emitted: EmittedPart = { partId: `${turnId}.rt.${step}`, part: { text, metadata: { partType: 'error' } }, turnState: 'error', actor };
+    turn.record = { ...turn.record, emitted: [...turn.record.emitted, emitted] };
+    await deps.log.append(sessionId, { type: 'part', turnId, actor, data: { partId: emitted.partId, partType: 'error', reason } });
+    await deps.output.part(turn.record, emitted);
+    await finish('error');
+  };
+  return { finish, fail };
+}

@@ -1,0 +1,34 @@
+import type { Injection } from '../injection.ts';
+import type { ModelMessage } from '../model/model-types.ts';
+import type { LiveTurn } from './live-turn.ts';
+import type { ResolvedActor } from './resolved-actor.ts';
+import type { TurnRunnerDeps } from './turn-runner-deps.ts';
+
+/**
+ * Gives the model the injections it has not seen yet, as one user message, logging each. Under
+ * `steer` (the channel's `midTurn`, else the actor's) it first takes every injection that arrived
+ * mid-turn; otherwise only the turn's first step gets injections.
+ */
+export async function gatherInjections(deps: TurnRunnerDeps, turn: LiveTurn, actor: ResolvedActor): Promise<void> {
+  const midTurn = deps.channelRoute?.(turn.record.replyTo.channel)?.midTurn ?? actor.config.midTurn;
+  if (midTurn !== 'steer' && turn.record.given !== 0) return;
+  if (midTurn === 'steer') turn.inbox = await deps.store.steer(turn.record.sessionId);
+  const fresh = turn.inbox.slice(turn.record.given);
+  if (fresh.length === 0) return;
+  turn.record = { ...turn.record, given: turn.inbox.length, messages: [...turn.record.messages, injectionMessage(fresh)] };
+  const { sessionId, turnId, actor: actorName } = turn.record;
+  for (const injection of fresh) {
+    await deps.log.append(sessionId, { type: 'injection', turnId, actor: actorName, data: { id: injection.id, kind: injection.kind, channel: injection.channel } });
+  }
+}
+
+/** The user message that carries `injections`: a message's text, or an event's kind, text and data. */
+function injectionMessage(injections: readonly Injection[]): ModelMessage {
+  return {
+    role: 'user',
+    content: injections.map((injection) => ({
+      type: 'text' as const,
+      text: injection.kind === 'message' ? injection.text : `[${injection.kind}] ${injection.text} ${JSON.stringify(injection.data ?? {})}`,
+    })),
+  };
+}
