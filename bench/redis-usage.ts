@@ -1,0 +1,81 @@
+/**
+ * What a bench run costs Redis: commands by name (from `INFO commandstats`, before and after the
+ * run), and the bytes each idle session keeps (`MEMORY USAGE` of its keys).
+ */
+import type { Redis } from 'ioredis';
+
+/** Calls per command name, as `INFO commandstats` counts them (the whole server). */
+export type CommandCounts = ReadonlyMap<string, number>;
+
+/** Reads the server's command counters. */
+export async function commandCounts(redis: Redis): Promise<CommandCounts> {
+  const info = await redis.info('commandstats');
+  const counts = new Map<string, number>();
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counts.set(match[1] ?? '', Number(match[2]));
+  return counts;
+}
+
+/** The commands run between two readings, most first, without the reading's own `info`. */
+export function commandsBetween(before: CommandCounts, after: CommandCounts): [string, number][] {
+  const diff = [...after].map(([name, calls]): [string, number] => [name, calls - (before.get(name) ?? 0) - (name === 'info' ? 1 : 0)]);
+  return diff.filter(([, calls]) => calls > 0).sort((a, b) => b[1] - a[1]);
+}
+
+/** Commands per message, in total and for the `top` most used, e.g. `155.0 (21.0 xadd, 12.5 evalsha, …)`. */
+export function perMessage(commands: readonly [string, number][], messages: number, top = 6): string {
+  const total = commands.reduce((sum, [, calls]) => sum + calls, 0) / messages;
+  const named = commands.slice(0, top).map(([name, calls]) => `${(calls / messages).toFixed(1)} ${name}`);
+  return `${total.toFixed(1)} (${named.join(', ')})`;
+}
+
+/** The total of {@link commandsBetween}, per message. */
+export function commandsPerMessage(commands: readonly [string, number][], messages: number): number {
+  return commands.reduce((sum, [, calls]) => sum + calls, 0) / messages;
+}
+
+/** Bytes idle sessions keep in Redis, per session. */
+export interface SessionBytes {
+  readonly sessions: number;
+  /** Every key of the run (`<prefix>…`: sessions, web streams, queues, dedupe records) over the sessions, in bytes. */
+  readonly all: number;
+  /** The same without the event logs (`…:s:<id>:log`) and conversation histories (`…:s:<id>:history`), in bytes. */
+  readonly withoutHistory: number;
+  /** The largest kinds of key, bytes per session, most first, e.g. `[['s:*:log', 9000], …]`. */
+  readonly byKind: readonly [string, number][];
+}
+
+async function keysMatching(redis: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...batch);
+  } while (cursor !== '0');
+  return keys;
+}
+
+/** A key's kind: its parts after the prefix, ids (anything with a digit) replaced by `*`. */
+function kindOf(key: string, prefix: string): string {
+  return key.slice(prefix.length + 1).split(':').map((part) => (/[0-9]/.test(part) ? '*' : part)).join(':');
+}
+
+/** Sums `MEMORY USAGE` of every key under `prefix`, per session (sessions counted by `<prefix>:s:<id>:…`). */
+export async function sessionBytes(redis: Redis, prefix: string): Promise<SessionBytes> {
+  const keys = await keysMatching(redis, `${prefix}:*`);
+  const sessions = new Set<string>();
+  const kinds = new Map<string, number>();
+  let all = 0;
+  let history = 0;
+  for (const key of keys) {
+    if (key.startsWith(`${prefix}:s:`)) sessions.add(key.slice(`${prefix}:s:`.length).split(':')[0] ?? '');
+    const bytes = Number((await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
+    all += bytes;
+    const kind = kindOf(key, prefix);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + bytes);
+    if (key.startsWith(`${prefix}:s:`) && (key.endsWith(':log') || key.endsWith(':history'))) history += bytes;
+  }
+  const count = Math.max(1, sessions.size);
+  const byKind = [...kinds].map(([kind, bytes]): [string, number] => [kind, bytes / count]).sort((a, b) => b[1] - a[1]);
+  return { sessions: sessions.size, all: all / count, withoutHistory: (all - history) / count, byKind };
+}
