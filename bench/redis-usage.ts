@@ -21,16 +21,15 @@ export function commandsBetween(before: CommandCounts, after: CommandCounts): [s
   return diff.filter(([, calls]) => calls > 0).sort((a, b) => b[1] - a[1]);
 }
 
-/** Commands per message, in total and for the `top` most used, e.g. `155.0 (21.0 xadd, 12.5 evalsha, …)`. */
-export function perMessage(commands: readonly [string, number][], messages: number, top = 6): string {
-  const total = commands.reduce((sum, [, calls]) => sum + calls, 0) / messages;
-  const named = commands.slice(0, top).map(([name, calls]) => `${(calls / messages).toFixed(1)} ${name}`);
-  return `${total.toFixed(1)} (${named.join(', ')})`;
-}
-
 /** The total of {@link commandsBetween}, per message. */
 export function commandsPerMessage(commands: readonly [string, number][], messages: number): number {
   return commands.reduce((sum, [, calls]) => sum + calls, 0) / messages;
+}
+
+/** Commands per message, in total and for the `top` most used, e.g. `155.0 (21.0 xadd, 12.5 evalsha, …)`. */
+export function perMessage(commands: readonly [string, number][], messages: number, top = 6): string {
+  const named = commands.slice(0, top).map(([name, calls]) => `${(calls / messages).toFixed(1)} ${name}`);
+  return `${commandsPerMessage(commands, messages).toFixed(1)} (${named.join(', ')})`;
 }
 
 /** Bytes idle sessions keep in Redis, per session. */
@@ -67,9 +66,13 @@ export async function sessionBytes(redis: Redis, prefix: string): Promise<Sessio
   const kinds = new Map<string, number>();
   let all = 0;
   let history = 0;
-  for (const key of keys) {
+  // One round trip for every key's size, not one per key.
+  const pipeline = redis.pipeline();
+  for (const key of keys) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
+  const sizes = (await pipeline.exec()) ?? [];
+  for (const [index, key] of keys.entries()) {
     if (key.startsWith(`${prefix}:s:`)) sessions.add(key.slice(`${prefix}:s:`.length).split(':')[0] ?? '');
-    const bytes = Number((await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
+    const bytes = Number(sizes[index]?.[1] ?? 0);
     all += bytes;
     const kind = kindOf(key, prefix);
     kinds.set(kind, (kinds.get(kind) ?? 0) + bytes);
