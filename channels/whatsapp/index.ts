@@ -41,14 +41,17 @@ function whatsAppEnvOf(context: ChannelContext): WhatsAppEnv {
 interface Transport {
   readonly inbound: WhatsAppInbound;
   readonly transport: WhatsAppTransport;
+  /** Closes what the transport opened (web mode's blocking connections). */
+  readonly close: () => Promise<void>;
 }
 
 function transportOf(env: WhatsAppEnv, options: WhatsAppChannelOptions, intake: ReturnType<typeof createWhatsAppIntake>, context: ChannelContext): Transport {
   if (env.mode === 'cloud') {
     const client = createGraphClient({ apiUrl: env.apiUrl, token: env.token, phoneNumberId: env.phoneNumberId });
-    return { inbound: cloudInbound(env, client, intake, context), transport: createCloudTransport({ client, artifacts: context.artifacts }) };
+    return { inbound: cloudInbound(env, client, intake, context), transport: createCloudTransport({ client, artifacts: context.artifacts }), close: () => Promise.resolve() };
   }
-  return { inbound: webInbound(env, { factory: options.webClient ?? createWebClient, ...(options.printQr === undefined ? {} : { printQr: options.printQr }) }, intake, context), transport: createWebTransport({ redis: context.redis, prefix: context.prefix }) };
+  const transport = createWebTransport({ redis: context.redis, prefix: context.prefix });
+  return { inbound: webInbound(env, { factory: options.webClient ?? createWebClient, ...(options.printQr === undefined ? {} : { printQr: options.printQr }) }, intake, context), transport, close: () => transport.close() };
 }
 
 function createAdaptor(context: ChannelContext, options: WhatsAppChannelOptions): ChannelAdaptor {
@@ -57,7 +60,7 @@ function createAdaptor(context: ChannelContext, options: WhatsAppChannelOptions)
   const windows = createServiceWindows({ redis: context.redis, prefix: windowsPrefix });
   const normalise = (event: unknown): Injection => normaliseWhatsAppEvent(event, { people: context.app.people, tenantId: context.tenantId });
   const intake = createWhatsAppIntake({ normalise, enqueue: (injection) => context.enqueue(injection), windows, logger: context.logger });
-  const { inbound, transport } = transportOf(env, options, intake, context);
+  const { inbound, transport, close } = transportOf(env, options, intake, context);
   return {
     id: 'whatsapp',
     transport: 'buffered',
@@ -68,7 +71,7 @@ function createAdaptor(context: ChannelContext, options: WhatsAppChannelOptions)
     render: createWhatsAppRender({ via: env.mode, clock: context.clock }),
     sender: createWhatsAppSender({ transport, windows, templates: context.app.channels.whatsapp.templates ?? {}, clock: context.clock }),
     approvals: whatsAppApprovals,
-    close: () => Promise.resolve(),
+    close,
   };
 }
 

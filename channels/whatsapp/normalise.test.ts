@@ -41,7 +41,18 @@ describe('normalising WhatsApp events', () => {
   });
 
   it('refuses what is not a WhatsApp event', () => {
-    for (const bad of [null, 'text', message({ from: '447700900123' }), { ...message(), via: 'sms' }, { ...message(), attachments: undefined }, { ...message(), messageId: '' }]) {
+    const tap = { type: 'whatsapp-approval', via: 'web', messageId: 'tap-1', from: GRACE, approvalId: 'Zx4bQ2tGd1sQ9cYk3mWvTa', decision: 'granted', receivedAt: '2030-01-01T10:00:00.000Z' };
+    expect(normaliseWhatsAppEvent(tap, options)).toMatchObject({ kind: 'approval-response' });
+    const bads: unknown[] = [
+      null, undefined, 42, 'text', [], {},
+      message({ from: '447700900123' }), message({ from: '+0447700900123' }), message({ from: `+${'1'.repeat(16)}` }),
+      { ...message(), via: 'sms' }, { ...message(), via: undefined }, { ...message(), type: 'sms' },
+      { ...message(), attachments: undefined }, { ...message(), notes: 'none' }, { ...message(), text: undefined }, { ...message(), text: 42 },
+      { ...message(), messageId: '' }, { ...message(), messageId: 'x'.repeat(257) }, { ...message(), messageId: 7 }, { ...message(), receivedAt: undefined },
+      { ...tap, decision: 'maybe' }, { ...tap, approvalId: undefined }, { ...tap, from: 'grace' },
+    ];
+    expect(normaliseWhatsAppEvent(message({ messageId: 'x'.repeat(256) }), options)).toMatchObject({ id: `whatsapp:${'x'.repeat(256)}` });
+    for (const bad of bads) {
       expect(() => normaliseWhatsAppEvent(bad, options)).toThrow(expect.objectContaining({ code: 'channel.invalid' }) as unknown);
     }
   });

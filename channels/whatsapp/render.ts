@@ -18,6 +18,7 @@ import { approvalUpdateText, type ApprovalTextContext } from '../kit/approvals/u
 import { artifactAttachment, type Attachment } from '../kit/render/artifacts.ts';
 import { renderForChannel } from '../kit/render/render-for-channel.ts';
 import { APPROVE_TITLE, approvalButtonId, DENY_TITLE } from './approval-buttons.ts';
+import { MAX_BUTTON_BODY_CHARS } from './cloud/outbound-limits.ts';
 import type { WhatsAppVia } from './whatsapp-event.ts';
 import { MAX_TEXT_CHARS, templateLine, type WhatsAppKind, type WhatsAppPayload } from './whatsapp-payload.ts';
 
@@ -35,9 +36,6 @@ export interface WhatsAppRenderOptions {
 
 /** The renderer: one output for one destination to its messages (none when nothing is to be shown). */
 export type WhatsAppRender = (input: RenderInput, destination: Destination) => WhatsAppPayload[];
-
-/** Longest body of a reply-button message, in characters (Meta's limit). */
-const MAX_BUTTONS_BODY_CHARS = 1024;
 
 const said = (text: string): Part => ({ text, metadata: { partType: 'response' } });
 
@@ -89,7 +87,7 @@ function awaited(record: ApprovalRecord, destination: Destination, context: Appr
 
 function approvalRequest(record: ApprovalRecord, destination: Destination, via: WhatsAppVia, context: ApprovalTextContext): WhatsAppPayload {
   if (!mayDecide(record, destination)) return awaited(record, destination, context);
-  const text = approvalRequestText(record, { form: 'short', maxChars: MAX_BUTTONS_BODY_CHARS, clock: context.clock, timeZone: context.timeZone, ...(context.sentences === undefined ? {} : { sentences: context.sentences }) });
+  const text = approvalRequestText(record, { form: 'short', maxChars: MAX_BUTTON_BODY_CHARS, clock: context.clock, timeZone: context.timeZone, ...(context.sentences === undefined ? {} : { sentences: context.sentences }) });
   const ids = (['granted', 'denied'] as const).map((decision) => approvalButtonId({ approvalId: record.approvalId, decision, argsHash: record.argsHash }));
   const [approveId = '', denyId = ''] = ids;
   const message = via === 'cloud'

@@ -12,14 +12,22 @@ const TEMPLATES: WhatsAppTemplates = { approval: { name: 'approval_request', lan
 const clock = (): Date => new Date('2030-01-01T10:00:00.000Z');
 const render = createWhatsAppRender({ via: 'cloud', clock });
 
-/** A transport that records what it was asked to send; `refuse` makes free-form sends fail like Meta outside the window. */
-function recording(options: { refuse?: boolean; via?: 'cloud' | 'web' } = {}): WhatsAppTransport & { sent: WhatsAppOut[] } {
+/**
+ * A transport that records what it was asked to send, and with which keys; `refuse` makes free-form
+ * sends fail with that error (by default like Meta outside the window), `failTemplates` template sends.
+ */
+function recording(options: { refuse?: boolean | DeliveryError; failTemplates?: DeliveryError; via?: 'cloud' | 'web' } = {}): WhatsAppTransport & { sent: WhatsAppOut[]; keys: string[] } {
   const sent: WhatsAppOut[] = [];
+  const keys: string[] = [];
+  const outsideWindow = new DeliveryError('Re-engagement message', { permanent: true, status: 400, providerCode: '131047' });
   return {
     via: options.via ?? 'cloud',
     sent,
-    send(message) {
-      if (options.refuse === true && message.kind !== 'template') return Promise.reject(new DeliveryError('Re-engagement message', { permanent: true, status: 400, providerCode: '131047' }));
+    keys,
+    send(message, idempotencyKey) {
+      keys.push(idempotencyKey);
+      if (options.refuse !== undefined && options.refuse !== false && message.kind !== 'template') return Promise.reject(options.refuse === true ? outsideWindow : options.refuse);
+      if (options.failTemplates !== undefined && message.kind === 'template') return Promise.reject(options.failTemplates);
       sent.push(message);
       return Promise.resolve({ id: `wamid.${sent.length}` });
     },
@@ -72,6 +80,39 @@ describe('the WhatsApp sender', () => {
     const receipt = await sender.send(delivery(approval()));
     expect(receipt.details).toEqual({ kind: 'template', via: 'cloud' });
     expect(transport.sent.map((message) => message.kind)).toEqual(['template']);
+    expect(transport.keys).toEqual(['k-1', 'k-1#template']);
+  });
+
+  it('fails with the template send\'s own error when that fails too, so the queue retries or gives up on it', async () => {
+    const outage = new DeliveryError('Service unavailable', { status: 503, providerCode: '131016' });
+    const transport = recording({ refuse: true, failTemplates: outage });
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(true) }, templates: TEMPLATES, clock });
+    await expect(sender.send(delivery(answer()))).rejects.toBe(outage);
+    expect(transport.keys).toEqual(['k-1', 'k-1#template']);
+    expect(transport.sent).toEqual([]);
+  });
+
+  it('fails for good, naming the setting, when Meta says outside the window and no template is configured', async () => {
+    const transport = recording({ refuse: true });
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(true) }, templates: {}, clock });
+    await expect(sender.send(delivery(approval()))).rejects.toMatchObject({ permanent: true, providerCode: '131047', message: expect.stringContaining('channels.whatsapp.templates.approval (or .notice)') as unknown });
+    expect(transport.keys).toEqual(['k-1']);
+  });
+
+  it('passes any other refusal on as it is, without trying a template', async () => {
+    const refusal = new DeliveryError('Recipient phone number not in allowed list', { permanent: true, status: 400, providerCode: '131030' });
+    const transport = recording({ refuse: refusal });
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(true) }, templates: TEMPLATES, clock });
+    await expect(sender.send(delivery(answer()))).rejects.toBe(refusal);
+    expect(transport.keys).toEqual(['k-1']);
+  });
+
+  it('does not send a second template when Meta refuses the template itself as outside the window', async () => {
+    const outsideWindow = new DeliveryError('Re-engagement message', { permanent: true, status: 400, providerCode: '131047' });
+    const transport = recording({ failTemplates: outsideWindow });
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(false) }, templates: TEMPLATES, clock });
+    await expect(sender.send(delivery(answer()))).rejects.toBe(outsideWindow);
+    expect(transport.keys).toEqual(['k-1']);
   });
 
   it('has no window in web mode', async () => {

@@ -35,4 +35,19 @@ describe('the 24-hour customer-service window', () => {
     await windows.noteInbound('+15550100999', hoursAgo(30));
     expect(await redis.exists(`${prefix()}:whatsapp:window:+15550100999`)).toBe(0);
   });
+
+  it('moves the window on with a later message, and keeps the latest of messages noted at once', async () => {
+    const key = `${prefix()}:whatsapp:window:${GRACE}`;
+    const early = hoursAgo(20);
+    const late = hoursAgo(1);
+    await windows.noteInbound(GRACE, early);
+    expect(await windows.isOpen(GRACE, new Date(Date.now() + 10 * 3_600_000))).toBe(false);
+    await windows.noteInbound(GRACE, late);
+    expect(await redis.get(key)).toBe(String(late.getTime()));
+    expect(await windows.isOpen(GRACE, new Date(Date.now() + 10 * 3_600_000))).toBe(true);
+
+    await redis.del(key);
+    await Promise.all([windows.noteInbound(GRACE, late), windows.noteInbound(GRACE, early), windows.noteInbound(GRACE, hoursAgo(5))]);
+    expect(await redis.get(key)).toBe(String(late.getTime()));
+  });
 });

@@ -4,6 +4,7 @@
  * template. The time of each contact's last message is kept in Redis, expiring with the window.
  */
 import type { Redis } from 'ioredis';
+import { defineScript, runScript } from '../../src/runtime/redis/redis-script.ts';
 
 /** The window's length, in ms: 24 hours. */
 export const SERVICE_WINDOW_MS = 24 * 3_600_000;
@@ -29,16 +30,25 @@ export interface ServiceWindowsOptions {
   readonly prefix: string;
 }
 
+/**
+ * Saves the time `ARGV[1]` (ms) under `KEYS[1]` for `ARGV[2]` ms, unless a time as late is saved:
+ * one round trip, and two messages noted at once cannot move the window back.
+ */
+const NOTE_INBOUND = defineScript(`
+local saved = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+if saved >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`);
+
 /** Creates the windows' store. */
 export function createServiceWindows(options: ServiceWindowsOptions): ServiceWindows {
   const key = (contact: string): string => `${options.prefix}:window:${contact}`;
   return {
     async noteInbound(contact, at) {
-      const saved = Number(await options.redis.get(key(contact)) ?? '0');
-      if (saved >= at.getTime()) return;
       const remaining = at.getTime() + SERVICE_WINDOW_MS - Date.now();
       if (remaining <= 0) return;
-      await options.redis.set(key(contact), String(at.getTime()), 'PX', remaining);
+      await runScript(options.redis, NOTE_INBOUND, [key(contact)], [at.getTime(), remaining]);
     },
     async isOpen(contact, now) {
       const saved = Number(await options.redis.get(key(contact)) ?? '0');

@@ -3,10 +3,11 @@
  * through Redis, and gets WhatsApp's message id (or the refusal) back. The same idempotency key
  * is sent once; without a ready session the sender fails, retryably, after its timeout.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Redis } from 'ioredis';
 import type { DeliveryError } from '../../queues/delivery-error.ts';
 import { webKeys } from '../../channels/whatsapp/web/web-keys.ts';
-import { createWebTransport } from '../../channels/whatsapp/web/web-transport.ts';
+import { createWebTransport, type WebTransport } from '../../channels/whatsapp/web/web-transport.ts';
 import { useRedisClients } from '../support/redis-clients.ts';
 import { useKeyPrefix, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -16,12 +17,23 @@ const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
 const connect = useRedisClients(redisUrl);
 const start = useWebSession();
+const transports: WebTransport[] = [];
+afterEach(async () => {
+  await Promise.all(transports.splice(0).map((transport) => transport.close()));
+});
+
+/** A transport whose blocking connections are closed after the test. */
+function transportOn(redis: Redis, timeoutMs: number): WebTransport {
+  const transport = createWebTransport({ redis, prefix: prefix(), timeoutMs });
+  transports.push(transport);
+  return transport;
+}
 
 /** A holder with a ready session, and a transport on another connection, as in another worker. */
-async function holderAndWorker(timeoutMs = 5000): Promise<{ session: WebSession; transport: ReturnType<typeof createWebTransport> }> {
+async function holderAndWorker(timeoutMs = 5000): Promise<{ session: WebSession; transport: WebTransport }> {
   const session = await start(await connect(), prefix());
   await session.link();
-  return { session, transport: createWebTransport({ redis: await connect(), prefix: prefix(), timeoutMs }) };
+  return { session, transport: transportOn(await connect(), timeoutMs) };
 }
 
 async function refusal(send: Promise<unknown>): Promise<DeliveryError> {
@@ -85,7 +97,7 @@ describe('the outbound relay', () => {
 
   it('without a ready session fails retryably after the timeout, and the request is not sent later', async () => {
     const redis = await connect();
-    const transport = createWebTransport({ redis, prefix: prefix(), timeoutMs: 300 });
+    const transport = transportOn(redis, 300);
     const startedAt = Date.now();
     const error = await refusal(transport.send({ kind: 'text', to: '+447700900123', text: 'Nobody home' }, 'lonely'));
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(290);
@@ -100,6 +112,28 @@ describe('the outbound relay', () => {
     await waitFor(async () => (await redis.llen(webKeys(prefix()).outbox)) === 0, 'the stale request popped');
     await transport.send({ kind: 'text', to: '+447700900123', text: 'now' }, 'fresh').catch(() => undefined);
     expect(session.fake.world.sent.map((sent) => sent.text)).not.toContain('late');
+  });
+
+  it('waits on one blocking connection per send in flight, kept between sends and closed with the transport', async () => {
+    const session = await start(await connect(), prefix());
+    await session.link();
+    const redis = await connect();
+    const duplicate = vi.spyOn(redis, 'duplicate');
+    const transport = createWebTransport({ redis, prefix: prefix(), timeoutMs: 5000 });
+    await transport.send({ kind: 'text', to: '+447700900123', text: 'One' }, 'pool-1');
+    await transport.send({ kind: 'text', to: '+447700900123', text: 'Two' }, 'pool-2');
+    expect(duplicate).toHaveBeenCalledTimes(1);
+    // Two at once cannot share a connection that BLPOP holds: the second gets its own.
+    await Promise.all([
+      transport.send({ kind: 'text', to: '+447700900123', text: 'Three' }, 'pool-3'),
+      transport.send({ kind: 'text', to: '+447700900123', text: 'Four' }, 'pool-4'),
+    ]);
+    expect(duplicate).toHaveBeenCalledTimes(2);
+    expect(session.fake.world.sent.map((sent) => sent.text).sort()).toEqual(['Four', 'One', 'Three', 'Two']);
+    const made = duplicate.mock.results.map((result) => result.value as Redis);
+    await transport.close();
+    await waitFor(() => Promise.resolve(made.every((connection) => connection.status === 'end')), 'the blocking connections closed');
+    expect(redis.status).toBe('ready');
   });
 
   it('stops serving the outbox when the session drops', async () => {

@@ -53,9 +53,8 @@ function described(medium: CloudMedium, name: string): string {
 
 const isTooLarge = (error: unknown): boolean => error instanceof SwitchboardError && error.code === 'artifact.too_large';
 
-/** The bytes of the medium, or the note saying why there are none. */
-async function fetchBytes(medium: CloudMedium, maxBytes: number, client: CloudMediaOptions['client']): Promise<Buffer | { note: string }> {
-  const { name } = keptName(medium);
+/** The bytes of the medium (kept as `name`), or the note saying why there are none. */
+async function fetchBytes(medium: CloudMedium, name: string, maxBytes: number, client: CloudMediaOptions['client']): Promise<Buffer | { note: string }> {
   const tooLarge = (size?: number): { note: string } => ({ note: `(${described(medium, name)} was too large to keep${size === undefined ? '' : ` at ${megabytes(size)}`}; the limit is ${megabytes(maxBytes)}.)` });
   try {
     const info = await client.mediaInfo(medium.id);
@@ -79,9 +78,9 @@ export async function keepCloudMedia(message: CloudMessage, options: CloudMediaO
   const medium = mediumOf(message);
   if (medium === undefined) return { stored: [], notes: [] };
   const maxBytes = options.maxBytes ?? DEFAULT_ARTIFACT_MAX_BYTES;
-  const bytes = await fetchBytes(medium, maxBytes, options.client);
-  if (!Buffer.isBuffer(bytes)) return { stored: [], notes: [bytes.note] };
   const { name, mimeType } = keptName(medium);
+  const bytes = await fetchBytes(medium, name, maxBytes, options.client);
+  if (!Buffer.isBuffer(bytes)) return { stored: [], notes: [bytes.note] };
   try {
     const meta = await options.artifacts.put({ name, mimeType, bytes });
     return { stored: [{ artifactId: meta.artifactId, name: meta.name, mimeType: meta.mimeType, sizeBytes: meta.sizeBytes }], notes: [] };

@@ -10,12 +10,12 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import type { Route } from '../../../src/runtime/http/router.ts';
+import { safeEqual } from '../../kit/signing.ts';
 import type { WhatsAppIntake } from '../whatsapp-event.ts';
 import { cloudEvent, receivedAt } from './cloud-event.ts';
 import { keepCloudMedia, type CloudMediaOptions } from './cloud-media.ts';
 import { readCloudMessage } from './inbound-message.ts';
 import { readSignedWebhook } from './read-webhook.ts';
-import { isSameSecret } from './signature.ts';
 import { CLOUD_STATUS_RANK, type CloudDeliveryStatus, type CloudStatusName, type CloudStatuses } from './statuses.ts';
 import { readCloudWebhook, type CloudChange, type CloudMessage, type CloudStatusUpdate } from './webhook-payload.ts';
 
@@ -113,7 +113,7 @@ function verifySubscription(url: URL, options: CloudRoutesOptions, res: ServerRe
   const mode = url.searchParams.get('hub.mode');
   const token = url.searchParams.get('hub.verify_token') ?? '';
   const challenge = url.searchParams.get('hub.challenge') ?? '';
-  if (mode === 'subscribe' && isSameSecret(token, options.verifyToken)) {
+  if (mode === 'subscribe' && safeEqual(token, options.verifyToken)) {
     options.logger.info({ channel: 'whatsapp' }, 'whatsapp: webhook subscription verified');
     answer(res, 200, challenge);
     return;

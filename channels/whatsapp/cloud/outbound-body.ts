@@ -3,20 +3,19 @@
  * (`outbound-limits.ts`). Pure; media are uploaded by the transport, which passes the media id.
  */
 import type { WhatsAppButtonsOut, WhatsAppTemplateOut, WhatsAppTextOut } from '../transport.ts';
+import { MAX_TEMPLATE_PARAM_CHARS, MAX_TEXT_CHARS } from '../whatsapp-payload.ts';
 import type { GraphMessage } from './graph-client.ts';
 import {
   checkButtons,
   checkLength,
   cloudRecipient,
   MAX_BUTTON_BODY_CHARS,
+  MAX_BUTTON_ID_CHARS,
   MAX_CAPTION_CHARS,
   MAX_FOOTER_CHARS,
   MAX_LANGUAGE_CHARS,
-  MAX_PAYLOAD_CHARS,
   MAX_TEMPLATE_BUTTONS,
   MAX_TEMPLATE_NAME_CHARS,
-  MAX_TEMPLATE_PARAM_CHARS,
-  MAX_TEXT_CHARS,
   refused,
   templateParam,
 } from './outbound-limits.ts';
@@ -97,7 +96,7 @@ function bodyComponent(params: readonly string[]): Record<string, unknown>[] {
 function quickReplyComponents(payloads: readonly string[]): Record<string, unknown>[] {
   if (payloads.length > MAX_TEMPLATE_BUTTONS) throw refused(`a template has ${payloads.length} quick replies, over ${MAX_TEMPLATE_BUTTONS}`);
   return payloads.map((payload, index) => {
-    checkLength('quick-reply payload', payload, MAX_PAYLOAD_CHARS);
+    checkLength('quick-reply payload', payload, MAX_BUTTON_ID_CHARS);
     return { type: 'button', sub_type: 'quick_reply', index: String(index), parameters: [{ type: 'payload', payload }] };
   });
 }

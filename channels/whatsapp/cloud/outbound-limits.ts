@@ -2,11 +2,11 @@
  * Meta's limits on what the Cloud API accepts, checked before a send: a message over one is
  * refused here with a permanent {@link DeliveryError} instead of being sent for Meta to refuse.
  * Lengths are counted in UTF-16 code units, which is never less than Meta's count of characters.
+ * The text and template-parameter limits live with the payload (`whatsapp-payload.ts`), which the
+ * renderer fits to them.
  */
 import { DeliveryError } from '../../../queues/delivery-error.ts';
 
-/** Longest text message, in characters. */
-export const MAX_TEXT_CHARS = 4096;
 /** Longest caption of an image or document, in characters. */
 export const MAX_CAPTION_CHARS = 1024;
 /** Longest interactive body, in characters. */
@@ -17,12 +17,8 @@ export const MAX_FOOTER_CHARS = 60;
 export const MAX_BUTTONS = 3;
 /** Longest reply-button title, in characters. */
 export const MAX_BUTTON_TITLE_CHARS = 20;
-/** Longest reply-button id, in characters. */
+/** Longest reply-button id, and longest quick-reply payload of a template, in characters. */
 export const MAX_BUTTON_ID_CHARS = 256;
-/** Longest template body parameter, in characters. */
-export const MAX_TEMPLATE_PARAM_CHARS = 1024;
-/** Longest quick-reply payload, in characters (as long as a reply-button id). */
-export const MAX_PAYLOAD_CHARS = 256;
 /** Longest template name, in characters. */
 export const MAX_TEMPLATE_NAME_CHARS = 512;
 /** Longest template language code (`en`, `en_US`, `zh_HK` …), in characters. */

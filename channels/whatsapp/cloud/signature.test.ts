@@ -1,7 +1,8 @@
 /** Meta's webhook signature and the verify-token comparison. */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hubSignature, isSameSecret, isValidHubSignature } from './signature.ts';
+import { safeEqual } from '../../kit/signing.ts';
+import { hubSignature, isValidHubSignature } from './signature.ts';
 
 const SECRET = 'app-secret-for-tests';
 const raw = Buffer.from('{"object":"whatsapp_business_account","entry":[]}', 'utf8');
@@ -29,11 +30,11 @@ describe('isValidHubSignature', () => {
   });
 });
 
-describe('isSameSecret', () => {
+describe('safeEqual, as the verify-token check', () => {
   it('is true only for the same string', () => {
-    expect(isSameSecret('verify-me', 'verify-me')).toBe(true);
-    expect(isSameSecret('verify-me', 'verify-m')).toBe(false);
-    expect(isSameSecret('', 'verify-me')).toBe(false);
-    expect(isSameSecret('Verify-me', 'verify-me')).toBe(false);
+    expect(safeEqual('verify-me', 'verify-me')).toBe(true);
+    expect(safeEqual('verify-me', 'verify-m')).toBe(false);
+    expect(safeEqual('', 'verify-me')).toBe(false);
+    expect(safeEqual('Verify-me', 'verify-me')).toBe(false);
   });
 });

@@ -1,9 +1,9 @@
 /**
  * Meta's webhook checks: `X-Hub-Signature-256` (`sha256=` and the hex HMAC-SHA256 of the raw body,
- * keyed with the app secret) and the `hub.verify_token` of the subscription handshake, both
- * compared in constant time.
+ * keyed with the app secret), compared in constant time. The handshake's `hub.verify_token` is
+ * compared with `safeEqual` (`channels/kit/signing.ts`).
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * The `X-Hub-Signature-256` value Meta sends with `raw`.
@@ -22,10 +22,4 @@ export function isValidHubSignature(raw: Uint8Array, header: string | undefined,
   const given = Buffer.from(match[1], 'hex');
   const expected = createHmac('sha256', appSecret).update(raw).digest();
   return timingSafeEqual(given, expected);
-}
-
-/** Whether `given` equals `expected`, in time that does not depend on where they differ (or on their lengths). */
-export function isSameSecret(given: string, expected: string): boolean {
-  const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }

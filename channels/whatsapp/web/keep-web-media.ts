@@ -5,11 +5,9 @@
  */
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import type { ArtifactStore } from '../../../src/runtime/artifacts/artifact-store.ts';
+import { DEFAULT_ARTIFACT_MAX_BYTES } from '../../../src/runtime/artifacts/redis-artifact-store.ts';
 import { megabytes, type StoredAttachment } from '../../kit/kept-files.ts';
 import type { WebMedia, WebMessage } from './web-client.ts';
-
-/** Default size cap of a kept medium: 10 MiB. */
-export const DEFAULT_MAX_MEDIA_BYTES = 10 * 1024 * 1024;
 
 /** What was kept of one message's medium. */
 export interface KeptMedia {
@@ -37,9 +35,9 @@ function nameOf(type: string, media: WebMedia, mimeType: string): string {
 /**
  * Keeps `message`'s medium, if it has one.
  *
- * @param maxBytes - Largest medium kept, in bytes. Default {@link DEFAULT_MAX_MEDIA_BYTES}.
+ * @param maxBytes - Largest medium kept, in bytes. Default {@link DEFAULT_ARTIFACT_MAX_BYTES} (10 MiB, the artifact store's limit).
  */
-export async function keepWebMedia(message: WebMessage, artifacts: Pick<ArtifactStore, 'put'>, maxBytes = DEFAULT_MAX_MEDIA_BYTES): Promise<KeptMedia> {
+export async function keepWebMedia(message: WebMessage, artifacts: Pick<ArtifactStore, 'put'>, maxBytes = DEFAULT_ARTIFACT_MAX_BYTES): Promise<KeptMedia> {
   if (!message.hasMedia) return { attachments: [], notes: [] };
   const kind = KINDS[message.type] ?? 'file';
   const media = await message.downloadMedia().catch(() => undefined);

@@ -15,11 +15,11 @@ import type { Logger } from 'pino';
 import { reconnectDelayMs, type ReconnectBackoff } from '../../../queues/redis-connections.ts';
 import type { WhatsAppWebEnv } from '../../../src/config/env-types.ts';
 import type { ArtifactStore } from '../../../src/runtime/artifacts/artifact-store.ts';
+import { DEFAULT_ARTIFACT_MAX_BYTES } from '../../../src/runtime/artifacts/redis-artifact-store.ts';
 import type { ChannelListener, ListenerFence, RunningListener } from '../../channel.ts';
 import { pause, systemClock } from '../../kit/lease/lease-clock.ts';
 import type { WhatsAppIntake } from '../whatsapp-event.ts';
 import { endingState } from './ending-state.ts';
-import { DEFAULT_MAX_MEDIA_BYTES } from './keep-web-media.ts';
 import { createLinkStateStore, type LinkStateUpdate } from './link-state.ts';
 import type { WebGroupPolicy } from './read-web-message.ts';
 import { createRedisSessionStore } from './redis-session-store.ts';
@@ -105,7 +105,7 @@ async function runSessions(options: WebListenerOptions, fence: ListenerFence, si
       if (!(await afterEnding({ kind: 'failed', error }, 0))) return;
       continue;
     }
-    const hooks = createSessionHooks({ ...options, client, fence, signal, logger, link, maxMediaBytes: options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES, onQrShown: () => forgetStaleSession(auth) });
+    const hooks = createSessionHooks({ ...options, client, fence, signal, logger, link, maxMediaBytes: options.maxMediaBytes ?? DEFAULT_ARTIFACT_MAX_BYTES, onQrShown: () => forgetStaleSession(auth) });
     const ending = await runWebClient(client, hooks, { signal, logger, onEnd: () => hooks.end() });
     if (hooks.number !== undefined) number = hooks.number;
     if (ending.kind === 'stopped' || (ending.kind === 'failed' && isStaleFence(ending.error))) return;

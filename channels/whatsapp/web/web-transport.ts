@@ -13,20 +13,55 @@ import { webKeys } from './web-keys.ts';
 
 /** Options of {@link createWebTransport}. */
 export interface WebTransportOptions {
-  /** The command connection; each send waits on a blocking connection made with `duplicate()`. Never closed here. */
+  /** The command connection; sends wait on blocking connections made with `duplicate()`. Never closed here. */
   readonly redis: Redis;
   readonly prefix: string;
   /** How long to wait for the session's answer, in ms. Default 30000. */
   readonly timeoutMs?: number;
 }
 
+/** The web transport, and how to close the blocking connections it keeps. */
+export interface WebTransport extends WhatsAppTransport {
+  /** Closes the idle blocking connections; one still waiting closes when its send ends. */
+  close(): Promise<void>;
+}
+
 /** How long the outbound queue should wait before the next try when the session did not answer, in ms. */
 const NOT_READY_RETRY_MS = 15_000;
 
-async function blockingConnection(redis: Redis): Promise<Redis> {
-  const connection = redis.duplicate({ lazyConnect: true });
-  await connection.connect();
-  return connection;
+/**
+ * Blocking connections for `BLPOP`, one per send in flight, kept idle between sends: `BLPOP`
+ * holds its connection, so two sends cannot share one at once, but one that answered (or timed
+ * out) is free for the next. A connection whose command failed is dropped.
+ */
+function createBlockingPool(redis: Redis): { use<T>(work: (connection: Redis) => Promise<T>): Promise<T>; close(): void } {
+  const idle: Redis[] = [];
+  let closed = false;
+  const take = async (): Promise<Redis> => {
+    const kept = idle.pop();
+    if (kept !== undefined) return kept;
+    const connection = redis.duplicate({ lazyConnect: true });
+    await connection.connect();
+    return connection;
+  };
+  return {
+    async use(work) {
+      const connection = await take();
+      let reusable = false;
+      try {
+        const result = await work(connection);
+        reusable = true;
+        return result;
+      } finally {
+        if (reusable && !closed && connection.status === 'ready') idle.push(connection);
+        else connection.disconnect();
+      }
+    },
+    close() {
+      closed = true;
+      for (const connection of idle.splice(0)) connection.disconnect();
+    },
+  };
 }
 
 /**
@@ -35,10 +70,11 @@ async function blockingConnection(redis: Redis): Promise<Redis> {
  * @example
  * const sender = createWhatsAppSender({ transport: createWebTransport({ redis, prefix }), windows, templates, clock });
  */
-export function createWebTransport(options: WebTransportOptions): WhatsAppTransport {
+export function createWebTransport(options: WebTransportOptions): WebTransport {
   const { redis } = options;
   const keys = webKeys(options.prefix);
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const blocking = createBlockingPool(redis);
   return {
     via: 'web',
     async send(message, idempotencyKey) {
@@ -47,14 +83,10 @@ export function createWebTransport(options: WebTransportOptions): WhatsAppTransp
       }
       const request: OutboxRequest = { requestId: randomUUID(), idempotencyKey, message, deadline: Date.now() + timeoutMs };
       const json = JSON.stringify(request);
-      const connection = await blockingConnection(redis);
-      let popped: [string, string] | null;
-      try {
+      const popped = await blocking.use(async (connection) => {
         await redis.lpush(keys.outbox, json);
-        popped = await connection.blpop(keys.reply(request.requestId), timeoutMs / 1000);
-      } finally {
-        connection.disconnect();
-      }
+        return await connection.blpop(keys.reply(request.requestId), timeoutMs / 1000);
+      });
       if (popped === null) {
         await redis.lrem(keys.outbox, 1, json).catch(() => undefined);
         throw new DeliveryError(`The WhatsApp Web session is not linked or not ready: no answer within ${String(timeoutMs / 1000)} s. See /admin/whatsapp.`, {
@@ -66,6 +98,10 @@ export function createWebTransport(options: WebTransportOptions): WhatsAppTransp
       if (reply === undefined) throw new DeliveryError('The WhatsApp Web session answered something unreadable.', { providerCode: 'bad-reply' });
       if (reply.ok) return { id: reply.id };
       throw new DeliveryError(reply.message, { permanent: reply.permanent, ...(reply.providerCode === undefined ? {} : { providerCode: reply.providerCode }) });
+    },
+    close() {
+      blocking.close();
+      return Promise.resolve();
     },
   };
 }
