@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { ArtifactStore } from '../../src/runtime/artifacts/artifact-store.ts';
+import { megabytes } from '../kit/kept-files.ts';
 import type { ApprovalStore } from '../../src/runtime/approvals/approval-types.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import type { EmailEvent } from './email-event.ts';
@@ -52,7 +53,7 @@ async function dropReason(facts: MailFacts, options: MailIntakeOptions, now: Dat
 
 function notes(mail: FetchedMail, facts: MailFacts, kept: readonly string[]): string {
   const lines = [...kept];
-  if (mail.tooLarge) lines.push(`(This message was ${(mail.sizeBytes / 1_048_576).toFixed(1)} MB, over the size this service reads, so only its subject was read.)`);
+  if (mail.tooLarge) lines.push(`(This message was ${megabytes(mail.sizeBytes)}, over the size this service reads, so only its subject was read.)`);
   if (facts.unparsed !== undefined) lines.push('(Parts of this message could not be read; only its plain text was kept.)');
   if (facts.text === '' && lines.length === 0) lines.push('(The message had no text.)');
   return [facts.text, ...lines].filter((line) => line !== '').join('\n\n');

@@ -1,5 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { useStarted } from './use-started.ts';
 
 /** Debian's Chromium, never a downloaded browser. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -9,15 +9,9 @@ const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--dis
 
 /** Launches one headless Chromium for the test file and closes it after; returns a getter. */
 export function useBrowser(): () => Browser {
-  let browser: Browser | undefined;
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 90_000 });
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-  return () => {
-    if (browser === undefined) throw new Error('useBrowser(): the browser is only available inside tests');
-    return browser;
-  };
+  return useStarted(
+    () => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 90_000 }),
+    (browser) => browser.close(),
+    { name: 'useBrowser()', startTimeoutMs: 120_000 },
+  );
 }

@@ -12,9 +12,9 @@ import { tmpdir, userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll } from 'vitest';
 import { findFreePort } from '../../src/runtime/redis/free-port.ts';
 import { OutputTail } from '../../src/runtime/redis/output-tail.ts';
+import { useStarted } from './use-started.ts';
 
 const run = promisify(execFile);
 
@@ -162,21 +162,7 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
  * it('reads mail', async () => { await appendMail(dovecot().url('bot@example.com'), raw); ... });
  */
 export function useDovecot(options?: DovecotOptions): () => Dovecot {
-  let dovecot: Dovecot | undefined;
-
-  beforeAll(async () => {
-    dovecot = await startDovecot(options);
-  });
-
-  afterAll(async () => {
-    await dovecot?.dispose();
-    dovecot = undefined;
-  });
-
-  return () => {
-    if (dovecot === undefined) throw new Error('useDovecot(): the server is only available inside tests and hooks that run after beforeAll');
-    return dovecot;
-  };
+  return useStarted(() => startDovecot(options), (dovecot) => dovecot.dispose(), { name: 'useDovecot()' });
 }
 
 /** Everything a start needs, fixed for the server's life. */

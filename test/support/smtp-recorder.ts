@@ -1,7 +1,8 @@
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { AddressInfo, Server } from 'node:net';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
+import { useStarted } from './use-started.ts';
 import { waitFor } from './wait-for.ts';
 
 /** One mail the recorder accepted. */
@@ -151,19 +152,9 @@ export async function startSmtpRecorder(options: SmtpRecorderOptions = {}): Prom
  * it('sends', async () => { await send(smtp().port); expect(await smtp().waitForMessages(1)).toHaveLength(1); });
  */
 export function useSmtpRecorder(options: SmtpRecorderOptions = {}): () => SmtpRecorder {
-  let recorder: SmtpRecorder | undefined;
-  beforeAll(async () => {
-    recorder = await startSmtpRecorder(options);
-  });
+  const recorder = useStarted(() => startSmtpRecorder(options), (started) => started.close(), { name: 'useSmtpRecorder()' });
   afterEach(() => {
-    recorder?.clear();
+    recorder().clear();
   });
-  afterAll(async () => {
-    await recorder?.close();
-    recorder = undefined;
-  });
-  return () => {
-    if (recorder === undefined) throw new Error('useSmtpRecorder(): the recorder is only available inside tests and hooks that run after beforeAll');
-    return recorder;
-  };
+  return recorder;
 }

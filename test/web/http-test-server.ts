@@ -4,8 +4,8 @@
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRouter, type Route } from '../../src/runtime/http/router.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 /** A running test server. */
 export interface TestServer {
@@ -31,22 +31,6 @@ export async function startTestServer(routes: readonly Route[], options: TestSer
     if (options.intercept?.(req, res, route) === true) return;
     route();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
+  const listening = await listenOnLoopback(server);
+  return { url: listening.origin, close: () => listening.close() };
 }

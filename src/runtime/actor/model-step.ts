@@ -7,7 +7,7 @@ import { lockLost, type LiveTurn } from './live-turn.ts';
 import { buildModelRequest } from './model-request.ts';
 import { respondContext } from './process-response.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
-import type { TurnEnd } from './turn-end.ts';
+import type { TurnScope } from './turn-end.ts';
 import { DEADLINE_TEXT } from './turn-limits.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
@@ -32,7 +32,8 @@ export interface ModelStep {
  * the epoch, against `deadlineAt`; at least 1 ms). A lost lock throws; a deadline or model failure
  * fails the turn and returns `undefined`.
  */
-export async function callModel(deps: TurnRunnerDeps, turn: LiveTurn, end: TurnEnd, actor: ResolvedActor, signal: AbortSignal, now: () => number): Promise<ModelStep | undefined> {
+export async function callModel(scope: TurnScope, actor: ResolvedActor, signal: AbortSignal): Promise<ModelStep | undefined> {
+  const { deps, turn, now } = scope;
   const step = turn.record.step;
   const request = await logRequest(deps, turn, actor, step);
   const early = earlyDelivery(deps, turn, step);
@@ -43,7 +44,7 @@ export async function callModel(deps: TurnRunnerDeps, turn: LiveTurn, end: TurnE
     response = await deps.model.create(request, { signal: AbortSignal.any([signal, deadline]), onBlock: early.onBlock });
   } catch (error) {
     await Promise.allSettled(early.deliveries);
-    await failedCall(deps, turn, end, { step, error, signal, deadline });
+    await failedCall(scope, { step, error, signal, deadline });
     return undefined;
   }
   await Promise.all(early.deliveries);
@@ -123,9 +124,7 @@ function aborted(signal: AbortSignal): boolean {
  * the error and fails the turn with the error's `userMessage` detail (or a generic apology).
  */
 async function failedCall(
-  deps: TurnRunnerDeps,
-  turn: LiveTurn,
-  end: TurnEnd,
+  { deps, turn, end }: TurnScope,
   failure: { readonly step: number; readonly error: unknown; readonly signal: AbortSignal; readonly deadline: AbortSignal },
 ): Promise<void> {
   const { step, error, signal, deadline } = failure;

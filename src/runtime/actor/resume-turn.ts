@@ -1,24 +1,23 @@
 import type { ModelInputBlock, ModelMessage } from '../model/model-types.ts';
 import { approvalsReady, resolveApprovals, type ApprovalGate } from './approval-gate.ts';
-import type { LiveTurn, TurnExit } from './live-turn.ts';
-import type { TurnEnd } from './turn-end.ts';
+import type { TurnExit } from './live-turn.ts';
+import type { TurnScope } from './turn-end.ts';
 import { currentActor } from './turn-limits.ts';
-import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 /**
  * Brings a turn found in the store back to running. A settled turn is settled again (its
  * finishing may have been cut short); a turn suspended for approvals goes on once every approval
  * is decided; any other wait has expired and fails the turn. Returns `undefined` when the turn
- * should run its loop, otherwise how it stopped. `now` gives ms since the epoch.
+ * should run its loop, otherwise how it stopped.
  */
-export async function resumeTurn(deps: TurnRunnerDeps, turn: LiveTurn, end: TurnEnd, now: () => number): Promise<TurnExit | undefined> {
-  const { record } = turn;
+export async function resumeTurn(scope: TurnScope): Promise<TurnExit | undefined> {
+  const { deps, turn: { record }, end } = scope;
   if (record.status === 'settled') {
     await end.finish(record.settledAs ?? 'complete');
     return 'settled';
   }
   if (record.status === 'waiting' && record.pendingApprovals !== undefined && deps.approvals !== undefined) {
-    return resumeAfterApprovals(deps, deps.approvals, turn, end, now);
+    return resumeAfterApprovals(scope, deps.approvals);
   }
   if (record.status === 'waiting') {
     await end.fail('wait_expired', 'The request timed out while waiting, so nothing more was done.');
@@ -31,12 +30,13 @@ export async function resumeTurn(deps: TurnRunnerDeps, turn: LiveTurn, end: Turn
  * A turn suspended for approvals: keeps waiting until all are decided (sending the approval
  * requests again), then runs or denies the waiting calls and hands their results to the model.
  */
-async function resumeAfterApprovals(deps: TurnRunnerDeps, gate: ApprovalGate, turn: LiveTurn, end: TurnEnd, now: () => number): Promise<TurnExit | undefined> {
+async function resumeAfterApprovals(scope: TurnScope, gate: ApprovalGate): Promise<TurnExit | undefined> {
+  const { deps, turn, now } = scope;
   if (!(await approvalsReady(gate, turn.record.pendingApprovals ?? [], now()))) {
-    await resendApprovalRequests(deps, turn);
+    await resendApprovalRequests(scope);
     return 'waiting';
   }
-  const actor = await currentActor(deps, turn, end);
+  const actor = await currentActor(scope);
   if (actor === undefined) return 'settled';
   const record = turn.record;
   const resolved = await resolveApprovals(gate, { registry: deps.registry, router: deps.router, log: deps.log, now }, actor, record, turn.inbox[0]);
@@ -58,7 +58,7 @@ async function resumeAfterApprovals(deps: TurnRunnerDeps, gate: ApprovalGate, tu
  * The suspension is saved before its requests are sent; after a crash in between, send them
  * again (each delivery is idempotent, so a request already shown is not shown twice).
  */
-async function resendApprovalRequests(deps: TurnRunnerDeps, turn: LiveTurn): Promise<void> {
+async function resendApprovalRequests({ deps, turn }: TurnScope): Promise<void> {
   for (const part of turn.record.emitted.filter((emitted) => emitted.part.metadata.partType === 'approval-request')) {
     await deps.output.part(turn.record, part);
   }

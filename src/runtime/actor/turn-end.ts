@@ -21,6 +21,17 @@ export interface TurnEnd {
   fail(reason: string, text: string): Promise<void>;
 }
 
+/**
+ * What the steps of a running turn share: the runner's deps, the turn, its two endings and the
+ * clock (`now()` gives ms since the epoch).
+ */
+export interface TurnScope {
+  readonly deps: TurnRunnerDeps;
+  readonly turn: LiveTurn;
+  readonly end: TurnEnd;
+  readonly now: () => number;
+}
+
 /** The {@link TurnEnd} of `turn`. */
 export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
   const finish = async (turnState: string): Promise<void> => {

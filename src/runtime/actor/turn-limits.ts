@@ -1,7 +1,5 @@
-import type { LiveTurn } from './live-turn.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
-import type { TurnEnd } from './turn-end.ts';
-import type { TurnRunnerDeps } from './turn-runner-deps.ts';
+import type { TurnScope } from './turn-end.ts';
 
 /** What the person is told when the turn runs past its deadline. */
 export const DEADLINE_TEXT = 'Sorry, this took longer than allowed, so I stopped. Please try again.';
@@ -10,7 +8,7 @@ export const DEADLINE_TEXT = 'Sorry, this took longer than allowed, so I stopped
  * The actor now holding the turn; when no such actor exists, fails the turn (`unknown_actor`)
  * and returns `undefined`.
  */
-export async function currentActor(deps: TurnRunnerDeps, turn: LiveTurn, end: TurnEnd): Promise<ResolvedActor | undefined> {
+export async function currentActor({ deps, turn, end }: TurnScope): Promise<ResolvedActor | undefined> {
   const actor = deps.actors.get(turn.record.actor);
   if (actor === undefined) await end.fail('unknown_actor', 'This conversation was handed to an assistant that does not exist.');
   return actor;
@@ -18,11 +16,12 @@ export async function currentActor(deps: TurnRunnerDeps, turn: LiveTurn, end: Tu
 
 /**
  * The actor for the turn's next model call, after checking the turn may make one: it must be
- * within its deadline (`now()`, ms since the epoch, against `deadlineAt`) and under the actor's
- * `maxModelCalls`. Otherwise fails the turn and returns `undefined`.
+ * within its deadline (`now()` against `deadlineAt`) and under the actor's `maxModelCalls`.
+ * Otherwise fails the turn and returns `undefined`.
  */
-export async function actorForNextStep(deps: TurnRunnerDeps, turn: LiveTurn, end: TurnEnd, now: () => number): Promise<ResolvedActor | undefined> {
-  const actor = await currentActor(deps, turn, end);
+export async function actorForNextStep(scope: TurnScope): Promise<ResolvedActor | undefined> {
+  const { turn, end, now } = scope;
+  const actor = await currentActor(scope);
   if (actor === undefined) return undefined;
   if (now() > Date.parse(turn.record.deadlineAt)) {
     await end.fail('deadline', DEADLINE_TEXT);

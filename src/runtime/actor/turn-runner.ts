@@ -8,7 +8,7 @@ import { applyResponse, suspendForApprovals } from './apply-response.ts';
 import { lockLost, type LiveTurn, type TurnExit } from './live-turn.ts';
 import { callModel } from './model-step.ts';
 import { resumeTurn } from './resume-turn.ts';
-import { turnEnd } from './turn-end.ts';
+import { turnEnd, type TurnScope } from './turn-end.ts';
 import { gatherInjections } from './turn-injections.ts';
 import { actorForNextStep } from './turn-limits.ts';
 import { nextAfterResponse } from './turn-outcome.ts';
@@ -59,22 +59,22 @@ function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection
 async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal): Promise<TurnExit> {
   const now = deps.now ?? Date.now;
   const turn = await openTurn(deps, progress);
-  const end = turnEnd(deps, turn);
-  const resumed = await resumeTurn(deps, turn, end, now);
+  const scope: TurnScope = { deps, turn, end: turnEnd(deps, turn), now };
+  const resumed = await resumeTurn(scope);
   if (resumed !== undefined) return resumed;
   for (;;) {
     if (signal.aborted) throw lockLost(turn.record.sessionId);
-    const actor = await actorForNextStep(deps, turn, end, now);
+    const actor = await actorForNextStep(scope);
     if (actor === undefined) return 'settled';
     await gatherInjections(deps, turn, actor);
-    const call = await callModel(deps, turn, end, actor, signal, now);
+    const call = await callModel(scope, actor, signal);
     if (call === undefined) return 'settled';
     const outcome = await applyResponse(deps, turn, actor, now, call);
     if (outcome.awaitingApproval.length > 0 && deps.approvals !== undefined) {
       await suspendForApprovals(deps, deps.approvals, turn, call.step, outcome);
       return 'waiting';
     }
-    const exit = await nextAfterResponse(deps, turn, end, actor, now, outcome, call.step);
+    const exit = await nextAfterResponse(scope, actor, outcome, call.step);
     if (exit !== undefined) return exit;
   }
 }
