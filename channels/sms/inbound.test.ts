@@ -14,26 +14,26 @@ let server: TestServer | undefined;
 
 afterEach(async () => { await server?.close(); });
 
-function memoryStore(): SmsStore {
-  const optedOut = new Set<string>();
+/** A store in memory; `lookups` lists the numbers `isOptedOut` was asked about. */
+function memoryStore(optedOut = new Set<string>(), lookups: string[] = []): SmsStore {
   return {
     optOut: (number) => { optedOut.add(number); return Promise.resolve(); },
     optIn: (number) => { optedOut.delete(number); return Promise.resolve(); },
-    isOptedOut: (number) => Promise.resolve(optedOut.has(number)),
+    isOptedOut: (number) => { lookups.push(number); return Promise.resolve(optedOut.has(number)); },
     recordStatus: () => Promise.resolve(true),
     status: () => Promise.resolve(undefined),
   };
 }
 
-async function start(enqueue: (injection: Injection) => Promise<unknown>): Promise<string> {
+async function start(enqueue: (injection: Injection) => Promise<unknown>, store = memoryStore()): Promise<string> {
   const routes = createSmsRoutes({
     check: { authToken: TOKEN, accountSid: ACCOUNT, publicUrl: PUBLIC_URL },
     ourNumber: '+15005550006',
-    store: memoryStore(),
+    store,
     media: { accountSid: ACCOUNT, authToken: TOKEN, apiUrl: 'http://127.0.0.1:1', artifacts: { put: () => Promise.reject(new Error('no media expected')) } },
     normalise: (event) => normaliseSmsEvent(event, { people: [], tenantId: 'default' }),
     enqueue,
-    helpText: 'help',
+    helpText: 'Fares & <times>: reply STOP to stop.',
     logger: pino({ level: 'silent' }),
     clock: () => new Date('2030-01-01T10:00:00.000Z'),
   });
@@ -60,5 +60,29 @@ describe('the SMS webhook', () => {
     expect((await post(url, inboundSmsParams({ from: '+15550108002', to: '+15005550006', body: 'hello', accountSid: `AC${'4'.repeat(32)}` }))).status).toBe(403);
     expect((await post(url, inboundSmsParams({ from: '+15550108002', to: '+15005550006', body: 'hello', accountSid: ACCOUNT }))).status).toBe(200);
     expect(taken.map((injection) => injection.sender.id)).toEqual(['+15550108002']);
+  });
+
+  it('looks the opt-out up only for YES: an ordinary message is enqueued without it, YES from an opted-out number opts it in', async () => {
+    const taken: Injection[] = [];
+    const optedOut = new Set(['+15550108003']);
+    const lookups: string[] = [];
+    const url = await start((injection) => { taken.push(injection); return Promise.resolve({ duplicate: false }); }, memoryStore(optedOut, lookups));
+    expect((await post(url, inboundSmsParams({ from: '+15550108004', to: '+15005550006', body: 'any flights to Oslo?', accountSid: ACCOUNT }))).status).toBe(200);
+    expect(lookups).toEqual([]);
+    const yes = await post(url, inboundSmsParams({ from: '+15550108003', to: '+15005550006', body: 'Yes', accountSid: ACCOUNT }));
+    expect(yes.status).toBe(200);
+    expect(yes.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response/>');
+    expect(lookups).toEqual(['+15550108003']);
+    expect(optedOut.has('+15550108003')).toBe(false);
+    expect(taken.map((injection) => injection.text)).toEqual(['any flights to Oslo?']);
+  });
+
+  it('answers HELP itself, the text XML-escaped in the TwiML, without enqueueing', async () => {
+    const taken: Injection[] = [];
+    const url = await start((injection) => { taken.push(injection); return Promise.resolve({ duplicate: false }); });
+    const help = await post(url, inboundSmsParams({ from: '+15550108005', to: '+15005550006', body: 'help', accountSid: ACCOUNT }));
+    expect(help.status).toBe(200);
+    expect(help.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Message>Fares &amp; &lt;times&gt;: reply STOP to stop.</Message></Response>');
+    expect(taken).toEqual([]);
   });
 });

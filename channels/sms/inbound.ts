@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Route } from '../../src/runtime/http/router.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
-import { smsKeyword } from './keywords.ts';
+import { inboundKeyword } from './keywords.ts';
 import { keepMedia, type MediaOptions } from './media.ts';
 import type { SmsStore } from './sms-store.ts';
 import { EMPTY_TWIML, messageTwiml, readTwilioWebhook, type WebhookCheck, type WebhookParams } from './webhook.ts';
@@ -48,7 +48,7 @@ function inboundProblem(params: WebhookParams, ourNumber: string | undefined): {
 async function takeMessage(params: WebhookParams, idempotencyToken: string | undefined, options: SmsRoutesOptions, res: ServerResponse): Promise<void> {
   const from = params['From'] ?? '';
   const body = params['Body'] ?? '';
-  const keyword = smsKeyword(body, await options.store.isOptedOut(from));
+  const keyword = await inboundKeyword(body, () => options.store.isOptedOut(from));
   if (keyword !== undefined) {
     if (keyword === 'opt-out') await options.store.optOut(from);
     if (keyword === 'opt-in') await options.store.optIn(from);

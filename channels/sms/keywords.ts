@@ -25,3 +25,13 @@ export function smsKeyword(text: string, optedOut: boolean): Keyword | undefined
   if (OPT_IN.has(word) && (word !== 'YES' || optedOut)) return 'opt-in';
   return undefined;
 }
+
+/**
+ * {@link smsKeyword} of an inbound message, asking `isOptedOut` only when the answer depends on it
+ * (the message is `YES`): an ordinary message costs no opt-out lookup.
+ */
+export async function inboundKeyword(text: string, isOptedOut: () => Promise<boolean>): Promise<Keyword | undefined> {
+  const keyword = smsKeyword(text, false);
+  if (keyword !== undefined || smsKeyword(text, true) === undefined) return keyword;
+  return smsKeyword(text, await isOptedOut());
+}

@@ -6,6 +6,7 @@
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { ArtifactStore } from '../../src/runtime/artifacts/artifact-store.ts';
 import type { StoredAttachment } from '../kit/kept-files.ts';
+import { readCapped } from '../kit/read-capped.ts';
 import type { WebhookParams } from './webhook.ts';
 
 /** What fetching needs. */
@@ -40,31 +41,41 @@ async function download(url: string, options: MediaOptions): Promise<Buffer> {
     headers: { authorization: `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}` },
     signal: AbortSignal.timeout(10_000),
   });
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
   const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new SwitchboardError('artifact.too_large', `over ${maxBytes} bytes`, { details: { maxBytes } });
-  const bytes = Buffer.from(await response.arrayBuffer());
-  if (bytes.length > maxBytes) throw new SwitchboardError('artifact.too_large', `over ${maxBytes} bytes`, { details: { maxBytes } });
+  const tooLarge = (): SwitchboardError => new SwitchboardError('artifact.too_large', `over ${maxBytes} bytes`, { details: { maxBytes } });
+  if (!response.ok || Number(response.headers.get('content-length') ?? '0') > maxBytes) {
+    await response.body?.cancel();
+    throw response.ok ? tooLarge() : new Error(`HTTP ${response.status}`);
+  }
+  // Read no further than the cap: a missing or false Content-Length does not make us hold more.
+  const bytes = response.body === null ? Buffer.alloc(0) : await readCapped(response.body, maxBytes);
+  if (bytes === undefined) throw tooLarge();
   return bytes;
 }
 
-/** Keeps the media of a webhook; never throws for a medium that cannot be had, only for a store that fails. */
-export async function keepMedia(params: WebhookParams, options: MediaOptions): Promise<{ stored: StoredAttachment[]; notes: string[] }> {
-  const stored: StoredAttachment[] = [];
-  const notes: string[] = [];
-  for (const medium of mediaOf(params)) {
-    const name = `media-${medium.index + 1}.${extension(medium.contentType)}`;
-    let bytes: Buffer;
-    try {
-      bytes = await download(medium.url, options);
-    } catch (error) {
-      const tooLarge = error instanceof SwitchboardError && error.code === 'artifact.too_large';
-      notes.push(tooLarge ? `(The picture or file ${name} was too large to keep.)` : `(The picture or file ${name} could not be fetched.)`);
-      continue;
-    }
-    const meta = await options.artifacts.put({ name, mimeType: medium.contentType, bytes });
-    stored.push({ artifactId: meta.artifactId, name: meta.name, mimeType: meta.mimeType, sizeBytes: meta.sizeBytes });
+/** Keeps one medium: the attachment, or the line saying why it was not kept. Throws only when the store fails. */
+async function keepOne(medium: { url: string; contentType: string; index: number }, options: MediaOptions): Promise<StoredAttachment | string> {
+  const name = `media-${medium.index + 1}.${extension(medium.contentType)}`;
+  let bytes: Buffer;
+  try {
+    bytes = await download(medium.url, options);
+  } catch (error) {
+    const tooLarge = error instanceof SwitchboardError && error.code === 'artifact.too_large';
+    return tooLarge ? `(The picture or file ${name} was too large to keep.)` : `(The picture or file ${name} could not be fetched.)`;
   }
-  return { stored, notes };
+  const meta = await options.artifacts.put({ name, mimeType: medium.contentType, bytes });
+  return { artifactId: meta.artifactId, name: meta.name, mimeType: meta.mimeType, sizeBytes: meta.sizeBytes };
+}
+
+/**
+ * Keeps the media of a webhook, all at once (each within its own 10 s, so ten media take no longer
+ * than one before Twilio is answered); never throws for a medium that cannot be had, only for a
+ * store that fails.
+ */
+export async function keepMedia(params: WebhookParams, options: MediaOptions): Promise<{ stored: StoredAttachment[]; notes: string[] }> {
+  const kept = await Promise.all(mediaOf(params).map((medium) => keepOne(medium, options)));
+  return {
+    stored: kept.filter((each): each is StoredAttachment => typeof each !== 'string'),
+    notes: kept.filter((each): each is string => typeof each === 'string'),
+  };
 }

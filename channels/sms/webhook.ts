@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 import { readBody } from '../../src/runtime/http/router.ts';
+import { escapeHtmlText } from '../kit/render/html-escape.ts';
 
 /** Largest webhook body, in bytes: an inbound SMS with ten media URLs is a few kilobytes. */
 export const MAX_WEBHOOK_BYTES = 64 * 1024;
@@ -62,6 +63,5 @@ export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
 /** A TwiML answer carrying one message, its text XML-escaped. */
 export function messageTwiml(text: string): string {
-  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${escaped}</Message></Response>`;
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${escapeHtmlText(text)}</Message></Response>`;
 }

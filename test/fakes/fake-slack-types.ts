@@ -191,28 +191,28 @@ export interface FakeSlackMessage {
   readonly at: number;
 }
 
-/** One successful `chat.update`. */
-export interface FakeSlackUpdate {
+/** What a `chat.update` or a `chat.postEphemeral` sent, and when. */
+interface FakeSlackSent {
   readonly channel: string;
-  readonly ts: string;
   readonly text: string | undefined;
   readonly blocks: readonly SlackBlock[] | undefined;
+  /** Every argument of the call (see {@link FakeSlackCall.args}). */
   readonly args: Readonly<Record<string, unknown>>;
   readonly at: number;
 }
 
+/** One successful `chat.update`. */
+export interface FakeSlackUpdate extends FakeSlackSent {
+  readonly ts: string;
+}
+
 /** One `chat.postEphemeral`. */
-export interface FakeSlackEphemeral {
-  readonly channel: string;
+export interface FakeSlackEphemeral extends FakeSlackSent {
   /** Who alone sees it. */
   readonly user: string;
   /** The `message_ts` answered. */
   readonly messageTs: string;
   readonly threadTs: string | undefined;
-  readonly text: string | undefined;
-  readonly blocks: readonly SlackBlock[] | undefined;
-  readonly args: Readonly<Record<string, unknown>>;
-  readonly at: number;
 }
 
 /** One `assistant.threads.setStatus` (an empty `status` clears the indicator). */

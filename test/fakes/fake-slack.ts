@@ -8,7 +8,7 @@
  * recorded payloads of `test/fixtures/slack/` with values filled in.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
   FakeSlack,
   FakeSlackCall,
@@ -29,7 +29,7 @@ import type {
 } from './fake-slack-types.ts';
 import { attachFakeSocketMode, type FakeSocketMode } from './fake-slack-socket.ts';
 import { readSlackFixture, richTextBlocks, SLACK_FAKE_IDS } from './slack-requests.ts';
-import { listenOnLoopback } from '../support/loopback-server.ts';
+import { readFakeRequest, startFakeServer, type FakeRequest } from '../support/fake-http.ts';
 
 type Json = Record<string, unknown>;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -89,15 +89,6 @@ interface FakeState {
   socketMode?: FakeSocketMode;
 }
 
-/** A request, read in full. */
-interface Incoming {
-  readonly method: string;
-  readonly pathname: string;
-  readonly query: URLSearchParams;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly raw: string;
-}
-
 /** A JSON answer. */
 interface JsonReply {
   readonly kind: 'json';
@@ -141,13 +132,10 @@ type MethodHandler = (state: FakeState, args: Json, at: number) => Answer;
  */
 export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSlack> {
   const state = initialState(options);
-  const server = createServer((req, res) => {
-    handle(state, req, res).catch((error: unknown) => {
-      if (res.headersSent) res.destroy();
-      else send(res, { kind: 'json', status: 500, body: { ok: false, error: `fake-slack crashed: ${String(error)}` } });
-    });
-  });
-  const listening = await listenOnLoopback(server);
+  const { server, listening } = await startFakeServer(
+    (req, res) => handle(state, req, res),
+    (res, message) => { send(res, { kind: 'json', status: 500, body: { ok: false, error: `fake-slack crashed: ${message}` } }); },
+  );
   state.origin = listening.origin;
   const socketMode = attachFakeSocketMode(server, { appToken: options.appToken, appId: state.appId, origin: () => state.origin });
   state.socketMode = socketMode;
@@ -228,11 +216,10 @@ function nextTs(state: FakeState): string {
 // Request handling
 
 async function handle(state: FakeState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const request = await readIncoming(req);
-  send(res, route(state, request));
+  send(res, route(state, await readFakeRequest(req)));
 }
 
-function route(state: FakeState, request: Incoming): Reply {
+function route(state: FakeState, request: FakeRequest): Reply {
   if (request.pathname.startsWith('/api/')) return apiCall(state, request, decodeURIComponent(request.pathname.slice('/api/'.length)));
   const file = /^\/files-pri\/([A-Z0-9]+)-([A-Z0-9]+)\/(download\/)?[^/]+$/.exec(request.pathname);
   if (file !== null && request.method === 'GET') return downloadFile(state, request, file[2] ?? '', file[3] !== undefined);
@@ -240,17 +227,6 @@ function route(state: FakeState, request: Incoming): Reply {
     return htmlReply(200, '<!DOCTYPE html><html><head><title>Slack</title></head><body><h1>Sign in to your workspace</h1></body></html>');
   }
   return htmlReply(404, '<!DOCTYPE html><html><body>Not found</body></html>');
-}
-
-async function readIncoming(req: IncomingMessage): Promise<Incoming> {
-  const parts: Buffer[] = [];
-  for await (const chunk of req) parts.push(chunk as Buffer);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const url = new URL(req.url ?? '/', 'http://fake-slack.invalid');
-  return { method: req.method ?? '', pathname: url.pathname, query: url.searchParams, headers, raw: Buffer.concat(parts).toString('utf8') };
 }
 
 function send(res: ServerResponse, reply: Reply): void {
@@ -289,7 +265,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
 };
 
 /** The body as a flat record: form fields as strings, a JSON body as it is. */
-function readArgs(request: Incoming): Json | undefined {
+function readArgs(request: FakeRequest): Json | undefined {
   const args: Json = Object.fromEntries(request.query);
   if (request.raw === '') return args;
   const contentType = (request.headers['content-type'] ?? '').toLowerCase();
@@ -321,7 +297,7 @@ function parseJsonArgs(args: Json): string | undefined {
   return undefined;
 }
 
-function bearerToken(request: Incoming, args: Json): string | undefined {
+function bearerToken(request: FakeRequest, args: Json): string | undefined {
   const header = /^Bearer\s+(\S+)$/i.exec(request.headers['authorization'] ?? '');
   if (header?.[1] !== undefined) return header[1];
   const token = args['token'];
@@ -350,7 +326,7 @@ function errorReply(error: string, extra: Json = {}): JsonReply {
   return { kind: 'json', status: 200, body: { ok: false, error, ...extra } };
 }
 
-function apiCall(state: FakeState, request: Incoming, method: string): Reply {
+function apiCall(state: FakeState, request: FakeRequest, method: string): Reply {
   const at = Date.now();
   const args = readArgs(request);
   const token = args === undefined ? bearerToken(request, {}) : bearerToken(request, args);
@@ -370,7 +346,7 @@ function apiCall(state: FakeState, request: Incoming, method: string): Reply {
   return reply;
 }
 
-function answerCall(state: FakeState, request: Incoming, method: string, args: Json, token: string | undefined, unreadable: boolean, at: number): Reply {
+function answerCall(state: FakeState, request: FakeRequest, method: string, args: Json, token: string | undefined, unreadable: boolean, at: number): Reply {
   if (method === 'apps.connections.open' && state.socketMode !== undefined) {
     const opened = state.socketMode.open(token);
     return opened.ok ? { kind: 'json', status: 200, body: { ok: true, url: opened.url } } : errorReply(opened.error);
@@ -564,12 +540,19 @@ function streamPiece(args: Json): { readonly text: string; readonly chunks: read
   return { text: (text(args, 'markdown_text') ?? '') + chunkText(chunks ?? []), chunks: chunks ?? [] };
 }
 
-function startStream(state: FakeState, args: Json, at: number): Answer {
-  const channel = nonEmpty(args, 'channel');
+/** The channel (under `channelKey`) and `thread_ts` a call names, or the error Slack gives. */
+function threadTarget(state: FakeState, args: Json, channelKey: string): { readonly channel: string; readonly threadTs: string } | { readonly error: string } {
+  const channel = nonEmpty(args, channelKey);
   const refused = channelError(state, channel);
-  if (refused !== undefined || channel === undefined) return { ok: false, error: refused ?? 'channel_not_found' };
+  if (refused !== undefined || channel === undefined) return { error: refused ?? 'channel_not_found' };
   const threadTs = nonEmpty(args, 'thread_ts');
-  if (threadTs === undefined) return { ok: false, error: 'invalid_arguments' };
+  return threadTs === undefined ? { error: 'invalid_arguments' } : { channel, threadTs };
+}
+
+function startStream(state: FakeState, args: Json, at: number): Answer {
+  const target = threadTarget(state, args, 'channel');
+  if ('error' in target) return { ok: false, error: target.error };
+  const { channel, threadTs } = target;
   const recipientUserId = nonEmpty(args, 'recipient_user_id');
   const recipientTeamId = nonEmpty(args, 'recipient_team_id');
   // Outside a DM, Slack needs to know whom the stream is for.
@@ -645,15 +628,12 @@ function stopStream(state: FakeState, args: Json, at: number): Answer {
 }
 
 function setStatus(state: FakeState, args: Json, at: number): Answer {
-  const channelId = nonEmpty(args, 'channel_id');
-  const refused = channelError(state, channelId);
-  if (refused !== undefined || channelId === undefined) return { ok: false, error: refused ?? 'channel_not_found' };
-  const threadTs = nonEmpty(args, 'thread_ts');
-  if (threadTs === undefined) return { ok: false, error: 'invalid_arguments' };
+  const target = threadTarget(state, args, 'channel_id');
+  if ('error' in target) return { ok: false, error: target.error };
   const loading = list(args, 'loading_messages');
   state.statuses.push({
-    channelId,
-    threadTs,
+    channelId: target.channel,
+    threadTs: target.threadTs,
     status: text(args, 'status') ?? '',
     loadingMessages: loading?.map((entry) => String(entry)),
     at,
@@ -834,7 +814,7 @@ function addFile(state: FakeState, bytes: Uint8Array | string, options: FakeSlac
   return file;
 }
 
-function downloadFile(state: FakeState, request: Incoming, fileId: string, asAttachment: boolean): Reply {
+function downloadFile(state: FakeState, request: FakeRequest, fileId: string, asAttachment: boolean): Reply {
   const stored = state.files.get(fileId);
   const authorized = request.headers['authorization'] === `Bearer ${state.botToken}`;
   const reply = fileReply(state, request, stored, authorized, asAttachment);
@@ -842,7 +822,7 @@ function downloadFile(state: FakeState, request: Incoming, fileId: string, asAtt
   return reply;
 }
 
-function fileReply(state: FakeState, request: Incoming, stored: StoredFile | undefined, authorized: boolean, asAttachment: boolean): Reply {
+function fileReply(state: FakeState, request: FakeRequest, stored: StoredFile | undefined, authorized: boolean, asAttachment: boolean): Reply {
   if (stored === undefined) return htmlReply(404, '<!DOCTYPE html><html><body>File not found</body></html>');
   if (!authorized) {
     if (state.fileAuthFailure === 'unauthorized') return htmlReply(401, '<!DOCTYPE html><html><body>Unauthorized</body></html>');

@@ -5,7 +5,7 @@
  * recorded payloads of `test/fixtures/twilio/` with values filled in.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import twilioSdk from 'twilio';
 import type { ClientOpts } from 'twilio/lib/base/BaseTwilio.js';
@@ -38,7 +38,7 @@ import {
   twilioSid,
   type TwilioFixtureName,
 } from './twilio-webhook.ts';
-import { listenOnLoopback } from '../support/loopback-server.ts';
+import { readFakeRequest, startFakeServer, type FakeRequest } from '../support/fake-http.ts';
 
 const API = '/2010-04-01';
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -87,16 +87,6 @@ interface FakeState {
   readonly media: Map<string, StoredMedia>;
 }
 
-/** A request, read in full. */
-interface Incoming {
-  readonly method: string;
-  readonly path: string;
-  readonly pathname: string;
-  readonly query: URLSearchParams;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly raw: string;
-}
-
 /** What every answer may carry: `code` and `sid` are recorded in attempts. */
 interface ReplyMeta {
   readonly code?: number;
@@ -119,7 +109,7 @@ type Reply =
   | (ReplyMeta & { readonly kind: 'redirect'; readonly status: 307; readonly location: string })
   | (ReplyMeta & { readonly kind: 'disconnect'; readonly status: 0 });
 
-type Handler = (state: FakeState, request: Incoming, match: RegExpExecArray) => Reply;
+type Handler = (state: FakeState, request: FakeRequest, match: RegExpExecArray) => Reply;
 
 const ACCOUNT_PATH = `^${API}/Accounts/([^/]+)`;
 const MESSAGES_PATH = new RegExp(`${ACCOUNT_PATH}/Messages\\.json$`);
@@ -147,13 +137,10 @@ const MESSAGES_PATH = new RegExp(`${ACCOUNT_PATH}/Messages\\.json$`);
  */
 export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeTwilio> {
   const state = initialState(options);
-  const server = createServer((req, res) => {
-    handle(state, req, res).catch((error: unknown) => {
-      if (res.headersSent) res.destroy();
-      else send(res, errorReply(500, 20500, `fake-twilio crashed: ${error instanceof Error ? error.message : String(error)}`));
-    });
-  });
-  const listening = await listenOnLoopback(server);
+  const { listening } = await startFakeServer(
+    (req, res) => handle(state, req, res),
+    (res, message) => { send(res, errorReply(500, 20500, `fake-twilio crashed: ${message}`)); },
+  );
   state.url = listening.origin;
   return {
     url: state.url,
@@ -278,14 +265,14 @@ const ROUTES: readonly { readonly method: string; readonly pattern: RegExp; read
 ];
 
 async function handle(state: FakeState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const request = await readIncoming(req);
+  const request = await readFakeRequest(req);
   const reply = dispatch(state, request);
   record(state, request, reply);
   if (reply.delayMs !== undefined && reply.delayMs > 0) await sleep(reply.delayMs);
   send(res, reply);
 }
 
-function dispatch(state: FakeState, request: Incoming): Reply {
+function dispatch(state: FakeState, request: FakeRequest): Reply {
   for (const route of ROUTES) {
     if (route.method !== request.method) continue;
     const match = route.pattern.exec(request.pathname);
@@ -300,7 +287,7 @@ function dispatch(state: FakeState, request: Incoming): Reply {
 }
 
 /** 401 without the account's Basic credentials; 404 for another account's resources. */
-function checkAccess(state: FakeState, request: Incoming, accountSid: string | undefined): Reply | undefined {
+function checkAccess(state: FakeState, request: FakeRequest, accountSid: string | undefined): Reply | undefined {
   const header = request.headers['authorization'] ?? '';
   const decoded = header.startsWith('Basic ') ? Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8') : '';
   if (decoded !== `${state.accountSid}:${state.authToken}`) {
@@ -309,24 +296,12 @@ function checkAccess(state: FakeState, request: Incoming, accountSid: string | u
   return accountSid === state.accountSid ? undefined : notFound(request);
 }
 
-function record(state: FakeState, request: Incoming, reply: Reply): void {
+function record(state: FakeState, request: FakeRequest, reply: Reply): void {
   const at = Date.now();
   state.requests.push({ method: request.method, path: request.path, status: reply.status, at });
   if (request.method !== 'POST' || !MESSAGES_PATH.test(request.pathname)) return;
   const to = single(parseTwilioForm(request.raw), 'To');
   state.attempts.push({ status: reply.status, code: reply.code, to, sid: reply.sid, at });
-}
-
-async function readIncoming(req: IncomingMessage): Promise<Incoming> {
-  const parts: Buffer[] = [];
-  for await (const chunk of req) parts.push(chunk as Buffer);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const path = req.url ?? '/';
-  const url = new URL(path, 'http://fake-twilio.invalid');
-  return { method: req.method ?? '', path, pathname: url.pathname, query: url.searchParams, headers, raw: Buffer.concat(parts).toString('utf8') };
 }
 
 function send(res: ServerResponse, reply: Reply): void {
@@ -396,7 +371,7 @@ function errorReply(status: number, code: number, message?: string): JsonReply {
   return { kind: 'json', status, body, code };
 }
 
-function notFound(request: Incoming): Reply {
+function notFound(request: FakeRequest): Reply {
   return errorReply(404, 20404, `The requested resource ${request.pathname} was not found`);
 }
 
@@ -554,7 +529,7 @@ function initialStatus(params: TwilioParams): TwilioMessageStatus {
   return single(params, 'From') === undefined ? 'accepted' : 'queued';
 }
 
-function storeMessage(state: FakeState, request: Incoming, params: TwilioParams): StoredMessage {
+function storeMessage(state: FakeState, request: FakeRequest, params: TwilioParams): StoredMessage {
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
   const body = single(params, 'Body') ?? '';
   const message: StoredMessage = {
@@ -581,7 +556,7 @@ function storeMessage(state: FakeState, request: Incoming, params: TwilioParams)
   return message;
 }
 
-function createMessage(state: FakeState, request: Incoming): Reply {
+function createMessage(state: FakeState, request: FakeRequest): Reply {
   const failure = state.failures.shift();
   if (failure !== undefined && failure.options.acceptFirst !== true) return failureReply(failure);
   const params = parseTwilioForm(request.raw);
@@ -592,19 +567,19 @@ function createMessage(state: FakeState, request: Incoming): Reply {
   return { kind: 'json', status: 201, body: messageResource(state, message), sid: message.sid };
 }
 
-function fetchMessage(state: FakeState, request: Incoming, match: RegExpExecArray): Reply {
+function fetchMessage(state: FakeState, request: FakeRequest, match: RegExpExecArray): Reply {
   const message = state.messages.find((candidate) => candidate.sid === match[2]);
   return message === undefined ? notFound(request) : { kind: 'json', status: 200, body: messageResource(state, message) };
 }
 
-function fetchMedia(state: FakeState, request: Incoming, match: RegExpExecArray): Reply {
+function fetchMedia(state: FakeState, request: FakeRequest, match: RegExpExecArray): Reply {
   const media = state.media.get(`${match[2] ?? ''}/${match[3] ?? ''}`);
   if (media === undefined) return notFound(request);
   if (media.redirect) return { kind: 'redirect', status: 307, location: `${state.url}/cdn/${media.cdnToken}` };
   return { kind: 'bytes', status: 200, body: media.bytes, contentType: media.contentType };
 }
 
-function fetchCdn(state: FakeState, request: Incoming, match: RegExpExecArray): Reply {
+function fetchCdn(state: FakeState, request: FakeRequest, match: RegExpExecArray): Reply {
   const media = [...state.media.values()].find((candidate) => candidate.cdnToken === match[1]);
   return media === undefined ? notFound(request) : { kind: 'bytes', status: 200, body: media.bytes, contentType: media.contentType };
 }
@@ -623,7 +598,7 @@ function matchesNumber(phoneNumber: string, filter: string | null): boolean {
   return new RegExp(pattern).test(phoneNumber);
 }
 
-function listNumbers(state: FakeState, request: Incoming): Reply {
+function listNumbers(state: FakeState, request: FakeRequest): Reply {
   const filter = request.query.get('PhoneNumber');
   const pageSize = Math.min(Math.max(Number(request.query.get('PageSize') ?? '50') || 50, 1), 1000);
   const page = Math.max(Number(request.query.get('Page') ?? '0') || 0, 0);
