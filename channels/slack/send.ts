@@ -35,14 +35,28 @@ function deliveryErrorOf(error: unknown): DeliveryError {
   return new DeliveryError(`Slack could not be reached: ${message}`, status === undefined ? {} : { status, permanent: status < 500 && status !== 429 });
 }
 
+/**
+ * Remembers a posted message so it can be updated in place; the reason when that failed. Once
+ * Slack took the message, the send must not fail: a retry would post it again (an approval card
+ * twice, the first with buttons never updated). Without the record, its update is skipped instead.
+ */
+async function remember(store: SlackSenderOptions['store'], key: string, where: { channel: string; ts: string }): Promise<string | undefined> {
+  try {
+    await store.rememberMessage(key, where);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
 async function call(payload: SlackPayload, options: SlackSenderOptions): Promise<SendReceipt> {
   const { client, store } = options;
   switch (payload.op) {
     case 'post': {
       const posted = await client.chat.postMessage({ channel: payload.channel, text: payload.text, ...(payload.blocks === undefined ? {} : { blocks: [...payload.blocks] }), ...(payload.threadTs === undefined ? {} : { thread_ts: payload.threadTs }) });
       const where = { channel: posted.channel ?? payload.channel, ts: posted.ts ?? '' };
-      if (payload.key !== undefined) await store.rememberMessage(`${payload.channel}:${payload.key}`, where);
-      return { providerMessageId: where.ts, details: { channel: where.channel } };
+      const remembered = payload.key === undefined ? undefined : await remember(store, `${payload.channel}:${payload.key}`, where);
+      return { providerMessageId: where.ts, details: { channel: where.channel, ...(remembered === undefined ? {} : { notRemembered: remembered }) } };
     }
     case 'status': {
       try {
