@@ -37,8 +37,15 @@ export interface SessionBytes {
   readonly sessions: number;
   /** Every key of the run (`<prefix>…`: sessions, web streams, queues, dedupe records) over the sessions, in bytes. */
   readonly all: number;
-  /** The same without the event logs (`…:s:<id>:log`) and conversation histories (`…:s:<id>:history`), in bytes. */
+  /**
+   * The same without the session's history: its event log (`…:s:<id>:log`), its model history
+   * (`…:s:<id>:history`) and its web chat transcript (`…:web:<conversation id>`), in bytes.
+   */
   readonly withoutHistory: number;
+  /** The part of `withoutHistory` in keys no session owns (no id in the key: queue event streams, metadata), in bytes. */
+  readonly shared: number;
+  /** `withoutHistory` less `shared`: what each session adds beyond its history, in bytes. */
+  readonly perSession: number;
   /** The largest kinds of key, bytes per session, most first, e.g. `[['s:*:log', 9000], …]`. */
   readonly byKind: readonly [string, number][];
 }
@@ -54,10 +61,18 @@ async function keysMatching(redis: Redis, pattern: string): Promise<string[]> {
   return keys;
 }
 
-/** A key's kind: its parts after the prefix, ids (anything with a digit) replaced by `*`. */
-function kindOf(key: string, prefix: string): string {
-  return key.slice(prefix.length + 1).split(':').map((part) => (/[0-9]/.test(part) ? '*' : part)).join(':');
+/** Whether a key part is an id: it has a digit, or is long with an uppercase letter or `_` (`ses_<base32>`, a random token). */
+function isId(part: string): boolean {
+  return /[0-9]/.test(part) || (part.length >= 16 && /[A-Z_]/.test(part));
 }
+
+/** A key's kind: its parts after the prefix, ids replaced by `*`. */
+function kindOf(key: string, prefix: string): string {
+  return key.slice(prefix.length + 1).split(':').map((part) => (isId(part) ? '*' : part)).join(':');
+}
+
+/** The kinds of key that are a session's history: its event log, its model history, its web chat transcript. */
+const HISTORY_KINDS = new Set(['s:*:log', 's:*:history', 'web:*']);
 
 /** Sums `MEMORY USAGE` of every key under `prefix`, per session (sessions counted by `<prefix>:s:<id>:…`). */
 export async function sessionBytes(redis: Redis, prefix: string): Promise<SessionBytes> {
@@ -66,6 +81,7 @@ export async function sessionBytes(redis: Redis, prefix: string): Promise<Sessio
   const kinds = new Map<string, number>();
   let all = 0;
   let history = 0;
+  let shared = 0;
   // One round trip for every key's size, not one per key.
   const pipeline = redis.pipeline();
   for (const key of keys) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
@@ -76,9 +92,11 @@ export async function sessionBytes(redis: Redis, prefix: string): Promise<Sessio
     all += bytes;
     const kind = kindOf(key, prefix);
     kinds.set(kind, (kinds.get(kind) ?? 0) + bytes);
-    if (key.startsWith(`${prefix}:s:`) && (key.endsWith(':log') || key.endsWith(':history'))) history += bytes;
+    if (!kind.includes('*')) shared += bytes;
+    if (HISTORY_KINDS.has(kind)) history += bytes;
   }
   const count = Math.max(1, sessions.size);
   const byKind = [...kinds].map(([kind, bytes]): [string, number] => [kind, bytes / count]).sort((a, b) => b[1] - a[1]);
-  return { sessions: sessions.size, all: all / count, withoutHistory: (all - history) / count, byKind };
+  const withoutHistory = (all - history) / count;
+  return { sessions: sessions.size, all: all / count, withoutHistory, shared: shared / count, perSession: withoutHistory - shared / count, byKind };
 }

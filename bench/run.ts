@@ -1,142 +1,113 @@
 /**
- * `npm run bench`: drives messages through the web chat API with a fake model that answers at once,
- * and measures sustained throughput and latency (accepted request → delivered response part) beside a
- * raw BullMQ pipeline with the same queue hops on the same Redis, measured in the same run.
+ * `npm run bench`: the figures of issue 12, switchboard beside a raw BullMQ pipeline with the same
+ * queue hops (bench/baseline.ts), measured in the same run on a Redis of its own, with a fake model
+ * that answers at once (model time excluded):
  *
- * Beside each: Redis commands per delivered message (`INFO commandstats` around the run), and after
- * the switchboard run, the bytes each idle session keeps.
+ * 1. saturation throughput (closed loop), 2. latency at half of it (open loop), 3. Redis commands
+ * per message, 4. bytes per idle session after ten turns, 5. throughput with 1, 2 and 4 worker
+ * processes; then a summary table in markdown. See bench/RESULTS.md.
  *
- * Options: `--quick` (400 messages over 40 conversations, under a minute); environment, bench only:
- * BENCH_MESSAGES (default 2000), BENCH_CONVERSATIONS (default 100).
+ * Options: `--quick` (fewer messages, under a minute). Environment, bench only: BENCH_MESSAGES
+ * (messages of each saturation run), BENCH_LATENCY_MESSAGES (measured open-loop messages),
+ * BENCH_CONVERSATIONS (conversations of the saturation runs).
+ * Exits 0 whatever the figures are; 1 when a run fails (e.g. messages not delivered in time).
  */
-import { createWebClient } from '../test/web/web-client.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { createWebEventStore } from '../channels/web/stream/event-store.ts';
-import { loadEnv } from '../src/config/env.ts';
 import { startEmbeddedRedis } from '../src/runtime/redis/embedded-redis.ts';
-import type { ModelClient } from '../src/runtime/model/model-types.ts';
-import { startService } from '../src/runtime/service/create-service.ts';
-import { runBaseline } from './baseline.ts';
-import { commandCounts, commandsBetween, commandsPerMessage, perMessage, sessionBytes, type SessionBytes } from './redis-usage.ts';
-import { LatencyTracker, type Summary } from './stats.ts';
+import { baselineWithWorkers, measureBaseline, measureIdleSessions, measureSwitchboard, switchboardWithWorkers, type Plan } from './phases.ts';
+import { printIdle, printScaling, printScalingHeading, printSummary, printSystems, type Figures, type Scaling } from './report.ts';
 
 const quick = process.argv.includes('--quick');
-const messages = Number(process.env['BENCH_MESSAGES'] ?? (quick ? 400 : 2000));
-const conversations = Number(process.env['BENCH_CONVERSATIONS'] ?? (quick ? 40 : 100));
-const appDir = fileURLToPath(new URL('../test/fixtures/followup-app/', import.meta.url));
-
-/** Answers every call at once with one complete response echoing the person's last message. */
-const instantModel: ModelClient = {
-  create(request) {
-    const last = request.messages.at(-1);
-    const text = last?.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).at(-1) ?? '';
-    return Promise.resolve({
-      id: 'msg_bench',
-      model: request.model,
-      stopReason: 'tool_use',
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-      content: [{ type: 'tool_use', id: `toolu_${text}`, name: 'respond', input: { parts: [{ text: `re ${text}`, metadata: { partType: 'response' } }], turnState: 'complete' } }],
-    });
-  },
+const fromEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+const plan: Plan = {
+  conversations: fromEnv('BENCH_CONVERSATIONS', quick ? 40 : 100),
+  latencyConversations: quick ? 100 : 250,
+  warmUp: quick ? 100 : 300,
+  saturation: fromEnv('BENCH_MESSAGES', quick ? 500 : 2000),
+  repeats: 3,
+  latency: fromEnv('BENCH_LATENCY_MESSAGES', quick ? 600 : 5000),
+  latencyWarmUp: quick ? 100 : 500,
+  loadShare: 0.5,
+  idleConversations: 20,
+  idleTurns: 10,
+  idleWaitMs: 1500,
 };
+const WORKER_COUNTS = [1, 2, 4];
 
-/** A run's figures: latency and throughput, the commands it ran, and (switchboard) what idle sessions keep. */
-interface Run {
-  readonly summary: Summary;
-  readonly commands: [string, number][];
-  readonly sessions?: SessionBytes;
+/**
+ * Reads the Redis version, and turns automatic AOF rewrites off for the bench (a rewrite forks and
+ * would land in a random run); the append-only file itself stays on, as switchboard runs it.
+ */
+async function prepareRedis(url: string): Promise<string> {
+  const redis = new Redis(url);
+  try {
+    await redis.config('SET', 'auto-aof-rewrite-percentage', '0');
+    return /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown';
+  } finally {
+    await redis.quit();
+  }
 }
 
-async function runSwitchboard(redisUrl: string): Promise<Run> {
-  const prefix = `bench${Date.now().toString(36)}`;
-  const env = loadEnv({ SWITCHBOARD_APP: appDir, LOG_LEVEL: 'silent', REDIS_URL: redisUrl }, { appDir });
-  const service = await startService({ env, role: 'all', redisUrl, logger: pino({ level: 'silent' }), prefix, port: 0, model: instantModel, turnConcurrency: 32 });
-  const redis = new Redis(redisUrl);
-  const store = createWebEventStore({ redis, keyPrefix: prefix });
-  const tracker = new LatencyTracker(messages);
-  const ids = Array.from({ length: conversations }, (_, index) => `bench-${index}`);
-  const unsubscribe = await Promise.all(
-    ids.map((conversation) =>
-      store.subscribe(conversation, ({ event }) => {
-        if (event.type !== 'part' || event.part.metadata.partType !== 'response') return;
-        tracker.delivered((event.part.text ?? '').slice('re '.length), performance.now());
-      }),
-    ),
+/** The 1-minute load average, flagged when other processes compete for the cores. */
+function loadNote(): string {
+  const load = loadavg()[0] ?? 0;
+  return `${load.toFixed(1)}${load > availableParallelism() / 2 ? ' (other processes are busy on this machine: the figures are noisy)' : ''}`;
+}
+
+/** Runs one measurement, naming it in its error. */
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+async function measure(redisUrl: string, figures: Figures): Promise<void> {
+  const { cores } = figures;
+  process.stdout.write(
+    `switchboard bench${quick ? ' --quick' : ''}: ${cores} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
+      `Node ${process.version}, Redis ${await prepareRedis(redisUrl)} (AOF on, automatic rewrite off); fake model answering at once\n`,
   );
-  const perConversation = Math.ceil(messages / conversations);
-  const before = await commandCounts(redis);
-  tracker.started(performance.now());
-  await Promise.all(
-    ids.map(async (conversation, index) => {
-      // One browser per conversation, with its session cookie and CSRF token, as the page has.
-      const browser = createWebClient(service.url ?? '');
-      await browser.session();
-      for (let message = 0; message < perConversation && index * perConversation + message < messages; message += 1) {
-        const key = `${conversation}_${message}`;
-        const response = await browser.post(`/api/chat/${conversation}/messages`, { text: key, id: key });
-        if (response.status !== 202) throw new Error(`POST answered ${response.status}`);
-        tracker.accepted(key, performance.now());
-      }
-    }),
-  );
-  const timeout = setTimeout(() => {
-    process.stderr.write(`only ${tracker.count} of ${messages} delivered in 300 s\n`);
-    process.exit(1);
-  }, 300_000);
-  await tracker.done;
-  clearTimeout(timeout);
-  const commands = commandsBetween(before, await commandCounts(redis));
-  // Idle: every turn settled and delivered; what stays is what each session keeps.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  const sessions = await sessionBytes(redis, prefix);
-  for (const stop of unsubscribe) await stop();
-  await store.close();
-  await redis.quit();
-  await service.close();
-  return { summary: tracker.summary(), commands, sessions };
+  process.stdout.write(`load average before the run: ${loadNote()}\n`);
+  figures.baseline = await step('baseline, 1 process', () => measureBaseline(redisUrl, plan));
+  figures.switchboard = await step('switchboard, 1 process', () => measureSwitchboard(redisUrl, plan));
+  printSystems(figures.baseline, figures.switchboard, plan);
+  figures.idle = await step('idle sessions', () => measureIdleSessions(redisUrl, plan));
+  printIdle(figures.idle, plan.idleTurns);
+  printScalingHeading(cores);
+  for (const workers of WORKER_COUNTS) {
+    const switchboard = await step(`switchboard, ${workers} worker processes`, () => switchboardWithWorkers(redisUrl, plan, workers));
+    const baseline = await step(`baseline, ${workers} worker processes`, () => baselineWithWorkers(redisUrl, plan, workers));
+    const row: Scaling = { workers, switchboard, baseline };
+    figures.scaling.push(row);
+    printScaling(row, figures.scaling[0]);
+  }
 }
 
-async function runBaselineCounted(redisUrl: string): Promise<Run> {
-  const redis = new Redis(redisUrl);
-  const before = await commandCounts(redis);
-  const summary = await runBaseline(redisUrl, messages, conversations);
-  const commands = commandsBetween(before, await commandCounts(redis));
-  await redis.quit();
-  return { summary, commands };
-}
-
-function line(label: string, summary: Summary): string {
-  return `${label.padEnd(28)} ${summary.throughput.toFixed(0).padStart(7)} msg/s   p50 ${summary.p50.toFixed(1).padStart(7)} ms   p99 ${summary.p99.toFixed(1).padStart(7)} ms`;
-}
-
+const started = performance.now();
+// A last resort against a hang (a close that never ends): unref'd, so it never keeps the bench alive.
+const watchdog = setTimeout(() => {
+  process.stderr.write('bench did not finish in time; exiting\n');
+  process.exit(1);
+}, quick ? 180_000 : 900_000);
+watchdog.unref();
+const figures: Figures = { cores: availableParallelism(), scaling: [] };
+let failed = false;
 const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-bench-'));
 const redis = await startEmbeddedRedis({ dataDir });
 try {
-  process.stdout.write(`switchboard bench: ${messages} messages over ${conversations} conversations, fake model answering at once\n`);
-  const baselineRun = await runBaselineCounted(redis.url);
-  const switchboardRun = await runSwitchboard(redis.url);
-  const baseline = baselineRun.summary;
-  const switchboard = switchboardRun.summary;
-  process.stdout.write(`${line('raw BullMQ, 2 hops (baseline)', baseline)}\n`);
-  process.stdout.write(`${line('switchboard web chat', switchboard)}\n`);
-  process.stdout.write(
-    `ratio switchboard/baseline: throughput ${(switchboard.throughput / baseline.throughput).toFixed(2)}x, ` +
-      `p50 latency ${(switchboard.p50 / baseline.p50).toFixed(2)}x, p99 latency ${(switchboard.p99 / baseline.p99).toFixed(2)}x\n`,
-  );
-  process.stdout.write(`Redis commands per message: baseline ${perMessage(baselineRun.commands, messages)}\n`);
-  process.stdout.write(`                            switchboard ${perMessage(switchboardRun.commands, messages)}\n`);
-  process.stdout.write(`  ratio ${(commandsPerMessage(switchboardRun.commands, messages) / commandsPerMessage(baselineRun.commands, messages)).toFixed(2)}x (target at most 1.3x)\n`);
-  const idle = switchboardRun.sessions;
-  if (idle !== undefined) {
-    process.stdout.write(`Redis bytes per idle session (${idle.sessions} sessions, ~${(messages / conversations).toFixed(0)} messages each): ${idle.all.toFixed(0)} in all, ${idle.withoutHistory.toFixed(0)} without event log and history (target at most 4096)\n`);
-    process.stdout.write(`  largest: ${idle.byKind.slice(0, 6).map(([kind, bytes]) => `${kind} ${bytes.toFixed(0)}`).join(', ')}\n`);
-  }
+  await measure(redis.url, figures);
+} catch (error) {
+  failed = true;
+  process.stderr.write(`bench run failed: ${error instanceof Error ? error.message : String(error)}\n`);
 } finally {
   await redis.stop();
   await rm(dataDir, { recursive: true, force: true });
 }
+printSummary(figures);
+process.stdout.write(`\nwall time ${((performance.now() - started) / 1000).toFixed(1)} s${failed ? '; a run FAILED, figures incomplete' : ''}\n`);
+process.exitCode = failed ? 1 : 0;

@@ -11,6 +11,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { sha256Hex } from './job-ids.ts';
 import { checkPrefix, openRedis, type OpenedRedis, type RedisConnectionInput } from './redis-connections.ts';
+import { QUEUE_STREAMS } from './queue-streams.ts';
 
 /** Name of the approval expiry BullMQ queue. */
 export const APPROVAL_EXPIRY_QUEUE_NAME = 'approval-expiry';
@@ -81,7 +82,7 @@ export interface ApprovalExpiry {
 export function createApprovalExpiry(options: ApprovalExpiryOptions): ApprovalExpiry {
   const prefix = checkPrefix(options.prefix);
   const producer = openRedis(options.connection, 'producer');
-  const queue = new Queue<ExpiryJobData>(APPROVAL_EXPIRY_QUEUE_NAME, { connection: producer.client, prefix });
+  const queue = new Queue<ExpiryJobData>(APPROVAL_EXPIRY_QUEUE_NAME, { connection: producer.client, prefix, streams: QUEUE_STREAMS });
   const onError = options.onError ?? (() => undefined);
   const jobOptions = {
     attempts: options.attempts ?? 5,

@@ -1,8 +1,9 @@
 /**
- * The inbound queue: every injection a channel receives goes here before the channel answers its
- * webhook or request. The job id derives from the injection id (which derives from the channel's
- * own message id), so a redelivery or a retry of the same message is dropped at enqueue, for as
- * long as the first job is kept (the dedupe window).
+ * The inbound queue: injections handled apart from any session's mailbox (the service sends
+ * decisions here: button presses and `APPROVE <code>` replies; messages go straight to their
+ * mailbox). The job id derives from the injection id (which derives from the channel's own message
+ * id), so a redelivery or a retry of the same message is dropped at enqueue, for as long as the
+ * first job is kept (the dedupe window). Jobs run in parallel: nothing here keeps an order.
  */
 import { Queue, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
@@ -10,6 +11,7 @@ import type { Injection } from '../src/runtime/injection.ts';
 import { addOnce, type AddOnceResult, type OnceEnvelope } from './add-once.ts';
 import { inboundJobId } from './job-ids.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
+import { QUEUE_STREAMS } from './queue-streams.ts';
 
 /** Name of the inbound BullMQ queue (its keys are `<prefix>:inbound:…`). */
 export const INBOUND_QUEUE_NAME = 'inbound';
@@ -69,7 +71,7 @@ export interface InboundQueue {
 export function createInboundQueue(options: InboundQueueOptions): InboundQueue {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'producer');
-  const queue = new Queue<InboundJobData>(INBOUND_QUEUE_NAME, { connection: redis.client, prefix });
+  const queue = new Queue<InboundJobData>(INBOUND_QUEUE_NAME, { connection: redis.client, prefix, streams: QUEUE_STREAMS });
   const jobOptions = {
     attempts: options.attempts ?? 5,
     backoff: { type: 'exponential', delay: options.backoffDelayMs ?? 1000 },
@@ -80,15 +82,15 @@ export function createInboundQueue(options: InboundQueueOptions): InboundQueue {
     removeOnFail: false,
   } as const;
   let closing: Promise<void> | undefined;
-  // One injection at a time across every worker process: jobs are taken in enqueue order, so each
-  // conversation's messages reach its mailbox in the order the channel accepted them.
-  let ordered: Promise<unknown> | undefined;
+  // Earlier versions ran this queue one job at a time across the cluster; a queue created by them
+  // keeps that limit in Redis until it is removed.
+  let unlimited: Promise<unknown> | undefined;
 
   return {
     async enqueue(injection) {
       if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The inbound queue is closed');
-      ordered ??= queue.setGlobalConcurrency(1);
-      await ordered;
+      unlimited ??= queue.removeGlobalConcurrency();
+      await unlimited;
       return addOnce(queue, JOB_NAME, injection, { ...jobOptions, jobId: inboundJobId(injection.id) });
     },
     close() {

@@ -37,6 +37,7 @@ import type { Outbound, OutboundOptions } from './outbound-options.ts';
 import type { ChannelSender, SendReceipt } from './outbound-types.ts';
 import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
 import { createRetryDelays } from './retry-delay.ts';
+import { QUEUE_STREAMS } from './queue-streams.ts';
 
 export type { Outbound, OutboundOptions } from './outbound-options.ts';
 
@@ -110,7 +111,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
   const queueOf = (channel: string): Queue<OutboundJobData> => {
     let queue = queues.get(channel);
     if (queue === undefined) {
-      queue = new Queue<OutboundJobData>(outboundQueueName(channel), { connection: producer.client, prefix });
+      queue = new Queue<OutboundJobData>(outboundQueueName(channel), { connection: producer.client, prefix, streams: QUEUE_STREAMS });
       queues.set(channel, queue);
     }
     return queue;

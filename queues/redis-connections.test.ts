@@ -1,6 +1,7 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../src/protocol/errors.ts';
+import { createClusterClient } from '../src/runtime/redis/redis-client.ts';
 import { useRedis } from '../test/support/redis.ts';
 import { redisOptionsOf } from './queue-test-kit.ts';
 import {
@@ -69,6 +70,28 @@ describe('openRedis', () => {
     const worker = openRedis(redisOptionsOf(redisUrl()), 'worker');
     expect(worker.client.options.maxRetriesPerRequest).toBeNull();
     await worker.close();
+  });
+
+  it('opens a Cluster client from cluster options, the role settings split between the cluster and its nodes', async () => {
+    const nodes = [{ host: '127.0.0.1', port: 7000 }, { host: '127.0.0.1', port: 7001 }];
+    const producer = openRedis({ clusterNodes: nodes, nodeOptions: { lazyConnect: true, password: 'pw' } }, 'producer');
+    expect(producer.owned).toBe(true);
+    expect(producer.client).toBeInstanceOf(Cluster);
+    const options = (producer.client as unknown as Cluster).options;
+    expect(options).toMatchObject({ enableOfflineQueue: false, lazyConnect: true, redisOptions: { password: 'pw', maxRetriesPerRequest: 1 } });
+    expect(options.clusterRetryStrategy?.(4)).toBe(4000);
+    await producer.close();
+    const worker = openRedis({ clusterNodes: nodes, nodeOptions: { lazyConnect: true } }, 'worker');
+    expect((worker.client as unknown as Cluster).options).toMatchObject({ enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: null } });
+    await worker.close();
+  });
+
+  it('uses a Cluster client passed in as it is', async () => {
+    const client = createClusterClient([{ host: '127.0.0.1', port: 7000 }], { lazyConnect: true });
+    const opened = openRedis(client, 'worker');
+    expect(opened).toMatchObject({ client, owned: false });
+    await opened.close();
+    client.disconnect();
   });
 
   it('refuses a client with a keyPrefix', () => {

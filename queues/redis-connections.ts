@@ -6,9 +6,14 @@
  *
  * Every factory in `queues/` takes a {@link RedisConnectionInput}: an ioredis client the caller owns
  * (and closes), or options for a client the factory opens itself (and closes in its `close()`).
+ * On a Redis Cluster, pass a `Cluster` client (typed `Redis`, see `src/runtime/redis/redis-client.ts`)
+ * or {@link ClusterConnectionOptions}, and a prefix with a hash tag (`{sb}`) so that every script
+ * touches one slot.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
+import { createClusterClient, isRedisClient } from '../src/runtime/redis/redis-client.ts';
+import type { RedisNodeAddress } from '../src/runtime/redis/redis-target.ts';
 
 /** The key prefix of every queue and every key of `queues/` when none is given: `sb`. */
 export const DEFAULT_PREFIX = 'sb';
@@ -19,12 +24,20 @@ export const DEFAULT_PREFIX = 'sb';
  */
 export type RedisConnectionOptions = Omit<RedisOptions, 'replyMapping'>;
 
+/** Options for a Redis Cluster connection that a factory opens. */
+export interface ClusterConnectionOptions {
+  /** Seed nodes of the cluster; the client discovers the others. At least one. */
+  readonly clusterNodes: readonly RedisNodeAddress[];
+  /** ioredis options of every node connection (credentials, TLS). Default none. */
+  readonly nodeOptions?: RedisConnectionOptions;
+}
+
 /**
- * A Redis connection handed to a factory: either an ioredis client that the caller opened and will
- * close, or ioredis options from which the factory opens a client that it closes itself.
- * Redis Cluster clients are not supported.
+ * A Redis connection handed to a factory: either an ioredis client (`Redis` or `Cluster`) that the
+ * caller opened and will close, or options (one server's, or a cluster's) from which the factory
+ * opens a client that it closes itself.
  */
-export type RedisConnectionInput = Redis | RedisConnectionOptions;
+export type RedisConnectionInput = Redis | RedisConnectionOptions | ClusterConnectionOptions;
 
 /** What a connection is used for; decides its retry behaviour. */
 export type RedisRole = 'producer' | 'worker';
@@ -119,17 +132,20 @@ export interface OpenedRedis {
 
 /**
  * Resolves a {@link RedisConnectionInput}: a client passed in is used as is (and never closed
- * here); options open a new client with {@link producerRedisOptions} or {@link workerRedisOptions}
- * applied according to `role`.
+ * here); options open a new client (a `Cluster` for {@link ClusterConnectionOptions}) with
+ * {@link producerRedisOptions} or {@link workerRedisOptions} applied according to `role`.
  *
  * @throws SwitchboardError `config.invalid` when the client or the options use an ioredis `keyPrefix`.
  */
 export function openRedis(input: RedisConnectionInput, role: RedisRole): OpenedRedis {
-  if (input instanceof Redis) {
+  if (isRedisClient(input)) {
     rejectKeyPrefix(input.options.keyPrefix);
     return { client: input, owned: false, close: () => Promise.resolve() };
   }
-  const client = new Redis(role === 'producer' ? producerRedisOptions(input) : workerRedisOptions(input));
+  const roleOptions = role === 'producer' ? producerRedisOptions : workerRedisOptions;
+  const client = 'clusterNodes' in input
+    ? createClusterClient(input.clusterNodes, roleOptions(input.nodeOptions))
+    : new Redis(roleOptions(input));
   return { client, owned: true, close: () => closeRedis(client) };
 }
 

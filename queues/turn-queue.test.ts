@@ -10,6 +10,8 @@ import { createTurnQueue, createTurnWorker, TURN_QUEUE_NAME, type TurnLease } fr
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
 const resources = useTestResources(redisUrl);
+/** Completed jobs are kept in these tests so that they can be counted. */
+const HOUR_MS = 3_600_000;
 
 interface Run {
   readonly sessionId: string;
@@ -42,9 +44,24 @@ function overlappingRunsOfOneSession(runs: readonly Run[]): [Run, Run][] {
 }
 
 describe('turn queue', () => {
+  it('removes a turn job as it completes by default, so idle sessions keep nothing in the queue', async () => {
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() }));
+    const ran: string[] = [];
+    resources.track(createTurnWorker({ connection: resources.redis('worker'), prefix: prefix(), process: (sessionId) => { ran.push(sessionId); return Promise.resolve(); } }));
+    await turns.schedule('s-idle', 'm-1');
+    await vi.waitFor(() => {
+      expect(ran).toEqual(['s-idle']);
+    });
+    const queue = resources.track(new Queue(TURN_QUEUE_NAME, { connection: resources.redis('producer'), prefix: prefix() }));
+    await vi.waitFor(async () => {
+      expect(await queue.getJobCounts('completed', 'active', 'wait')).toEqual({ completed: 0, active: 0, wait: 0 });
+    });
+    expect(await queue.getJob(turnJobId('m-1'))).toBeUndefined();
+  });
+
   it('runs 50 sessions x 5 jobs on two workers: all run, never two of one session at once, sessions in parallel', async () => {
     const runs: Run[] = [];
-    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() }));
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS }));
     const recorder = (worker: string) => async (sessionId: string) => {
       const start = performance.now();
       await sleep(3 + Math.random() * 5);
@@ -79,7 +96,7 @@ describe('turn queue', () => {
 
   it('never runs one session on two workers at once', async () => {
     const runs: Run[] = [];
-    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() }));
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS }));
     for (const name of ['w1', 'w2', 'w3']) {
       resources.track(
         createTurnWorker({
@@ -108,7 +125,7 @@ describe('turn queue', () => {
       releaseLong = resolve;
     });
     const done: string[] = [];
-    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() }));
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS }));
     resources.track(
       createTurnWorker({
         connection: resources.redis('worker'),
@@ -143,7 +160,7 @@ describe('turn queue', () => {
       releaseLong = resolve;
     });
     let runs = 0;
-    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), attempts: 1 }));
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS, attempts: 1 }));
     resources.track(
       createTurnWorker({
         connection: resources.redis('worker'),
@@ -175,7 +192,7 @@ describe('turn queue', () => {
 
   it('collapses schedules with the same key', async () => {
     const seen: string[] = [];
-    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() }));
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS }));
     await turns.schedule('s', 'web:m-1');
     await turns.schedule('s', 'web:m-1');
     resources.track(
@@ -205,7 +222,7 @@ describe('turn queue', () => {
 
   it('hands the turn of a dead worker to another worker once the session lock has expired', async () => {
     const lockTtlMs = 1500;
-    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() }));
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS }));
     await turns.schedule('s', 'crash:1');
 
     // A worker process that took the job and the session lock, then died: its job lock and its
@@ -252,7 +269,7 @@ describe('turn queue', () => {
     const reasons: unknown[] = [];
     let runs = 0;
     const turns = resources.track(
-      createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), attempts: 2, backoffDelayMs: 10 }),
+      createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS, attempts: 2, backoffDelayMs: 10 }),
     );
     resources.track(
       createTurnWorker({
@@ -285,13 +302,13 @@ describe('turn queue', () => {
   });
 
   it('rejects schedule after close', async () => {
-    const turns = createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() });
+    const turns = createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS });
     await turns.close();
     await expect(turns.schedule('s', 'k')).rejects.toMatchObject({ code: 'queue.closed' });
   });
 
   it('with hasWork, a job for a busy session completes at once and the holder runs again after releasing', async () => {
-    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix() }));
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS }));
     let pending = 0;
     let runs = 0;
     let release: () => void = () => undefined;

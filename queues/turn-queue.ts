@@ -16,6 +16,7 @@ import { SwitchboardError } from '../src/protocol/errors.ts';
 import { turnJobId } from './job-ids.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { createSessionLock, type SessionLease } from './session-lock.ts';
+import { QUEUE_STREAMS } from './queue-streams.ts';
 
 /** Name of the turn BullMQ queue (its keys are `<prefix>:turns:…`). */
 export const TURN_QUEUE_NAME = 'turns';
@@ -41,10 +42,12 @@ export interface TurnQueueOptions {
   readonly backoffDelayMs?: number;
   /**
    * How long a completed turn job is kept, in milliseconds; while kept, scheduling the same key
-   * again adds nothing. Default 3600000 (1 hour). Removal is lazy, so a job may stay longer.
+   * again adds nothing. Default 0: removed as it completes (the messages' own dedupe is at intake,
+   * and a turn job scheduled again finds an empty mailbox and ends at once). Removal of kept jobs
+   * is lazy, so a job may stay longer.
    */
   readonly keepCompletedMs?: number;
-  /** At most this many completed turn jobs are kept. Default 10000. */
+  /** At most this many completed turn jobs are kept, when {@link TurnQueueOptions.keepCompletedMs} is set. Default 10000. */
   readonly keepCompletedJobs?: number;
 }
 
@@ -52,7 +55,8 @@ export interface TurnQueueOptions {
 export interface TurnQueue {
   /**
    * Asks for a turn of `sessionId`. `key` names the reason, e.g. the injection id: scheduling the
-   * same key again while its job is queued, running, failed or kept completed adds nothing.
+   * same key again while its job is queued, running, failed or kept completed adds nothing; once
+   * the job is gone it adds a job again (which finds nothing to do when the work was done).
    * Rejects with a `queue.closed` {@link SwitchboardError} after `close()`.
    */
   schedule(sessionId: string, key: string, options?: { readonly delayMs?: number }): Promise<void>;
@@ -70,12 +74,12 @@ export interface TurnQueue {
 export function createTurnQueue(options: TurnQueueOptions): TurnQueue {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'producer');
-  const queue = new Queue<TurnJobData>(TURN_QUEUE_NAME, { connection: redis.client, prefix });
+  const queue = new Queue<TurnJobData>(TURN_QUEUE_NAME, { connection: redis.client, prefix, streams: QUEUE_STREAMS });
   const jobOptions = {
     attempts: options.attempts ?? 3,
     backoff: { type: 'exponential', delay: options.backoffDelayMs ?? 1000 },
-    removeOnComplete: {
-      age: Math.ceil((options.keepCompletedMs ?? 60 * 60 * 1000) / 1000),
+    removeOnComplete: (options.keepCompletedMs ?? 0) <= 0 ? true : {
+      age: Math.ceil((options.keepCompletedMs ?? 0) / 1000),
       count: options.keepCompletedJobs ?? 10_000,
     },
     removeOnFail: false,

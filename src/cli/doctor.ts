@@ -1,27 +1,33 @@
-import { Redis } from 'ioredis';
 import type { ChannelModule, DoctorCheck } from '../../channels/channel.ts';
 import { CHANNEL_MODULES } from '../../channels/registry.ts';
 import type { SwitchboardEnv } from '../config/env-types.ts';
 import { startEmbeddedRedis } from '../runtime/redis/embedded-redis.ts';
+import { createRedisClient, isCluster, redisScanNodes } from '../runtime/redis/redis-client.ts';
 
 /** One line of the doctor's table. */
 type Check = DoctorCheck;
 
 async function checkRedis(env: SwitchboardEnv): Promise<Check> {
   if (env.redis.mode === 'external') {
-    const redis = new Redis(env.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null });
+    const redis = createRedisClient(env.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null });
     redis.on('error', () => undefined);
     try {
       await redis.connect();
-      const info = await redis.info('server');
-      const version = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
-      const policy = (await redis.config('GET', 'maxmemory-policy'));
-      const eviction = policy[1] ?? 'unknown';
-      const major = Number(version.split('.')[0]);
-      const minor = Number(version.split('.')[1]);
-      if (major < 6 || (major === 6 && minor < 2)) return { name: 'redis', status: 'fail', detail: `Redis ${version}: 6.2 or newer is needed` };
-      if (eviction !== 'noeviction') return { name: 'redis', status: 'fail', detail: `maxmemory-policy is ${eviction}; queues need noeviction` };
-      return { name: 'redis', status: 'ok', detail: `REDIS_URL answers, Redis ${version}, noeviction` };
+      const cluster = isCluster(redis);
+      // INFO and CONFIG are per server: on a cluster, ask every master (each may own the deployment's slot).
+      const nodes = await redisScanNodes(redis);
+      let version = 'unknown';
+      for (const node of nodes) {
+        version = /redis_version:(\S+)/.exec(await node.info('server'))?.[1] ?? 'unknown';
+        const eviction = (await node.config('GET', 'maxmemory-policy'))[1] ?? 'unknown';
+        const major = Number(version.split('.')[0]);
+        const minor = Number(version.split('.')[1]);
+        const where = cluster ? ` on ${node.options.host ?? '?'}:${node.options.port ?? '?'}` : '';
+        if (major < 6 || (major === 6 && minor < 2)) return { name: 'redis', status: 'fail', detail: `Redis ${version}${where}: 6.2 or newer is needed` };
+        if (eviction !== 'noeviction') return { name: 'redis', status: 'fail', detail: `maxmemory-policy is ${eviction}${where}; queues need noeviction` };
+      }
+      const what = cluster ? `a Redis Cluster of ${nodes.length} masters` : 'answers';
+      return { name: 'redis', status: 'ok', detail: `REDIS_URL ${what}, Redis ${version}, noeviction` };
     } catch (error) {
       return { name: 'redis', status: 'fail', detail: `REDIS_URL does not answer: ${error instanceof Error ? error.message : String(error)}` };
     } finally {

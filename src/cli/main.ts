@@ -5,8 +5,9 @@ import { loadEnv } from '../config/env.ts';
 import type { SwitchboardEnv } from '../config/env-types.ts';
 import { SwitchboardError } from '../protocol/errors.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../runtime/redis/embedded-redis.ts';
+import { createRedisClient } from '../runtime/redis/redis-client.ts';
+import { deploymentPrefix } from '../runtime/redis/redis-target.ts';
 import { startService, type ServiceRole } from '../runtime/service/create-service.ts';
-import { Redis } from 'ioredis';
 import { createApprovalStore } from '../runtime/approvals/redis-approval-store.ts';
 import { runApprovalsCommand } from './approvals-command.ts';
 import { runInviteCommand } from './invite-command.ts';
@@ -60,9 +61,10 @@ export async function main(args: readonly string[], rawEnv: Readonly<Record<stri
 /** `switchboard approvals …` against REDIS_URL, or the private Redis's data when it is unset. */
 async function approvals(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
   const embedded = env.redis.mode === 'embedded' ? await startEmbeddedRedis({ dataDir: env.redis.dataDir }) : undefined;
-  const redis = new Redis(embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : ''), { maxRetriesPerRequest: 2 });
+  const url = embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : '');
+  const redis = createRedisClient(url, { maxRetriesPerRequest: 2 });
   try {
-    return await runApprovalsCommand([...args], createApprovalStore({ redis }), process.stdout);
+    return await runApprovalsCommand([...args], createApprovalStore({ redis, prefix: deploymentPrefix(url) }), process.stdout);
   } finally {
     await redis.quit();
     await embedded?.stop();
@@ -73,9 +75,10 @@ async function approvals(env: SwitchboardEnv, args: readonly string[]): Promise<
 async function invite(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
   const people = await readPeople(env.appDir);
   const embedded = env.redis.mode === 'embedded' ? await startEmbeddedRedis({ dataDir: env.redis.dataDir }) : undefined;
-  const redis = new Redis(embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : ''), { maxRetriesPerRequest: 2 });
+  const url = embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : '');
+  const redis = createRedisClient(url, { maxRetriesPerRequest: 2 });
   try {
-    return await runInviteCommand(args, { people, links: { redis, prefix: 'sb', publicUrl: env.publicUrl } }, process.stdout);
+    return await runInviteCommand(args, { people, links: { redis, prefix: deploymentPrefix(url), publicUrl: env.publicUrl } }, process.stdout);
   } finally {
     await redis.quit();
     await embedded?.stop();

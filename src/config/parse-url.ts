@@ -33,25 +33,37 @@ export function parseHttpUrl(
   return trailingSlash === 'strip' ? `${url.origin}${path}` : `${url.origin}${path}/`;
 }
 
-/** Parses a `redis://` or `rediss://` URL with a host. Returns it unchanged, or `undefined`. */
+/**
+ * Parses `REDIS_URL`: one `redis://` or `rediss://` URL with a host, or several separated by commas
+ * for the seed nodes of a Redis Cluster (`redis://10.0.0.1:7000,redis://10.0.0.2:7000`; the first
+ * URL's credentials and TLS apply to every node, and a cluster has database 0 only). Returns the
+ * value unchanged, or `undefined` after recording a problem.
+ */
 export function parseRedisUrl(reader: EnvReader, name: EnvVariable, value: string): string | undefined {
-  const url = URL.parse(value);
-  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
-    reader.fail(
-      name,
-      'must be a redis:// or rediss:// URL, e.g. redis://localhost:6379; or leave it unset to start a private redis-server.',
-    );
-    return undefined;
-  }
-  if (url.hostname === '') {
-    reader.fail(name, 'has no host name (expected redis://[user:password@]host[:port][/db]).');
-    return undefined;
-  }
-  if (url.port !== '' && !isTcpPort(Number(url.port))) {
-    reader.fail(name, 'has a port outside 1..65535.');
-    return undefined;
+  const parts = value.split(',').map((part) => part.trim());
+  const cluster = parts.length > 1;
+  for (const part of parts) {
+    const problem = redisUrlProblem(part, cluster);
+    if (problem !== undefined) {
+      reader.fail(name, cluster ? `${problem} (in the cluster node list, each comma-separated URL counts)` : problem);
+      return undefined;
+    }
   }
   return value;
+}
+
+/** What is wrong with one URL of `REDIS_URL`, or `undefined`. */
+function redisUrlProblem(part: string, cluster: boolean): string | undefined {
+  const url = URL.parse(part);
+  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+    return cluster
+      ? 'must list redis:// or rediss:// URLs separated by commas, e.g. redis://10.0.0.1:7000,redis://10.0.0.2:7000'
+      : 'must be a redis:// or rediss:// URL, e.g. redis://localhost:6379; or leave it unset to start a private redis-server.';
+  }
+  if (url.hostname === '') return 'has no host name (expected redis://[user:password@]host[:port][/db]).';
+  if (url.port !== '' && !isTcpPort(Number(url.port))) return 'has a port outside 1..65535.';
+  if (cluster && url.pathname.length > 1 && url.pathname !== '/0') return 'names a database: a Redis Cluster has database 0 only.';
+  return undefined;
 }
 
 /** Whether `port` is an integer from 1 to 65535. */

@@ -16,7 +16,7 @@ export interface ChannelContractCase {
   /** The adaptor under test, created against real servers (Redis, a fake provider). */
   adaptor(): ChannelAdaptor;
   /**
-   * Durably enqueues like the service does (the real inbound queue), so redelivery dedupe is
+   * Durably enqueues like the service does (the real intake), so redelivery dedupe is
    * checked where it happens: at enqueue.
    */
   enqueue(injection: Injection): Promise<{ readonly duplicate: boolean }>;

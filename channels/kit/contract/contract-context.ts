@@ -1,13 +1,16 @@
 /**
  * A real {@link ChannelContext} for contract and channel tests: a Redis connection to the test
- * server, the real inbound queue (so dedupe is checked at enqueue), the real approval store, the
- * example app, and a silent logger. Everything it opens is closed by `close()`.
+ * server, the service's real intake (session mailboxes and the turn queue for messages, the inbound
+ * queue for decisions, so dedupe is checked where the service checks it), the real approval store,
+ * the example app, and a silent logger. Everything it opens is closed by `close()`.
  */
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import type { ChannelAdaptor, ChannelContext } from '../../channel.ts';
 import { createInboundQueue } from '../../../queues/inbound-queue.ts';
+import { createTurnQueue } from '../../../queues/turn-queue.ts';
+import { createInboundIntake } from '../../../src/runtime/service/inbound-intake.ts';
+import { createSessionStore } from '../../../src/runtime/session/session-store.ts';
 import { createOutbound, type Outbound } from '../../../queues/outbound-queue.ts';
 import type { ChannelSender, OutboundDelivery } from '../../../queues/outbound-types.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
@@ -17,6 +20,8 @@ import { CHANNEL_NAMES, type LoadedApp, type Person } from '../../../src/runtime
 import { createApprovalStore } from '../../../src/runtime/approvals/redis-approval-store.ts';
 import { signArtifactUrl } from '../../../src/runtime/artifacts/artifact-urls.ts';
 import { createRedisArtifactStore } from '../../../src/runtime/artifacts/redis-artifact-store.ts';
+import { createRedisClient } from '../../../src/runtime/redis/redis-client.ts';
+import { redisOptions } from '../../../src/runtime/service/service-options.ts';
 
 /** A context and what closes it. */
 export interface ContractContext {
@@ -42,9 +47,16 @@ export function peopleOnlyApp(people: readonly Person[]): LoadedApp {
 
 /** Creates the context; call `close()` after the test. */
 export function createContractContext(options: ContractContextOptions): ContractContext {
-  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
-  const { hostname, port } = new URL(options.redisUrl);
-  const inbound = createInboundQueue({ connection: { host: hostname, port: Number(port) }, prefix: options.prefix });
+  const redis = createRedisClient(options.redisUrl, { maxRetriesPerRequest: 3 });
+  const inbound = createInboundQueue({ connection: redisOptions(options.redisUrl), prefix: options.prefix });
+  const turns = createTurnQueue({ connection: redisOptions(options.redisUrl), prefix: options.prefix });
+  const intake = createInboundIntake({
+    sessions: createSessionStore({ redis, prefix: options.prefix }),
+    scheduleTurn: (sessionId, key) => turns.schedule(sessionId, key),
+    decisions: inbound,
+    // Any channel's decision-shaped text goes where decisions go; the adaptor is not known here.
+    textRepliesDecide: () => true,
+  });
   const approvals = createApprovalStore({ redis, prefix: options.prefix });
   const env = loadEnv({ REDIS_URL: options.redisUrl, LOG_LEVEL: 'silent', ...options.env }, { appDir: process.cwd() });
   const context: ChannelContext = {
@@ -56,7 +68,7 @@ export function createContractContext(options: ContractContextOptions): Contract
     app: options.app,
     clock: () => new Date(),
     modelStatus: () => ({ configured: true, missing: [] }),
-    enqueue: (injection) => inbound.enqueue(injection),
+    enqueue: (injection) => intake.enqueue(injection),
     decide: (attempt) => approvals.decide(attempt),
     approvals,
     artifacts: createRedisArtifactStore({ redis, prefix: options.prefix }),
@@ -66,6 +78,7 @@ export function createContractContext(options: ContractContextOptions): Contract
     context,
     async close() {
       await inbound.close();
+      await turns.close();
       await redis.quit();
     },
   };
@@ -133,8 +146,7 @@ export interface ContractOutboundOptions {
 export function useContractOutbound(options: ContractOutboundOptions): (delivery: OutboundDelivery) => Promise<void> {
   let outbound: Outbound | undefined;
   beforeEach(() => {
-    const { hostname, port } = new URL(options.redisUrl());
-    outbound = createOutbound({ connection: { host: hostname, port: Number(port) }, prefix: options.prefix(), senders: { [options.channel]: options.sender() }, backoffDelayMs: 50 });
+    outbound = createOutbound({ connection: redisOptions(options.redisUrl()), prefix: options.prefix(), senders: { [options.channel]: options.sender() }, backoffDelayMs: 50 });
     outbound.startWorkers();
   });
   afterEach(async () => {

@@ -38,8 +38,9 @@ export function createConversationOwners(options: ConversationOwnersOptions): Co
   return {
     async claim(conversationId, identity) {
       const key = keyOf(conversationId);
-      if ((await redis.set(key, identity, 'NX')) === 'OK') return;
-      if ((await redis.get(key)) !== identity) throw notYourConversation(conversationId);
+      // Read first: every message after the first finds its owner with this one command.
+      const owner = (await redis.get(key)) ?? ((await redis.set(key, identity, 'NX')) === 'OK' ? identity : await redis.get(key));
+      if (owner !== identity) throw notYourConversation(conversationId);
     },
     async owns(conversationId, identity) {
       return (await redis.get(keyOf(conversationId))) === identity;

@@ -59,15 +59,20 @@ describe('WebEventStore.append', () => {
     expect(stored).toEqual([{ id: first.id, event: part('t1', 'p1', 'Looking.') }]);
   });
 
-  it('keeps keys per conversation and remembers them for the configured time', async () => {
+  it('keeps keys per conversation, within a window of recent events, with no key of its own', async () => {
     const redis = await connect();
-    const store = await makeStore({ redis, idempotencyTtlMs: 60_000 });
-    await store.append('conv-a', part('t1', 'p1', 'a'), 'same-key');
+    const store = await makeStore({ redis, idempotencyWindow: 3 });
+    const first = await store.append('conv-a', part('t1', 'p1', 'a'), 'same-key');
     const other = await store.append('conv-b', part('t1', 'p1', 'b'), 'same-key');
     expect(other.duplicate).toBe(false);
-    const ttl = await redis.pttl(`${prefix()}:web-idem:conv-a:same-key`);
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(60_000);
+    await store.append('conv-a', part('t1', 'p2', 'a2'), 'key-2');
+    await store.append('conv-a', part('t1', 'p3', 'a3'), 'key-3');
+    // Still among the three latest: a retry is recognised.
+    expect(await store.append('conv-a', part('t1', 'p1', 'again'), 'same-key')).toEqual({ id: first.id, duplicate: true });
+    await store.append('conv-a', part('t1', 'p4', 'a4'), 'key-4');
+    // Past the window, the same key is a new event.
+    expect((await store.append('conv-a', part('t1', 'p1', 'late'), 'same-key')).duplicate).toBe(false);
+    expect(await redis.keys(`${prefix()}:web-idem:*`)).toEqual([]);
   });
 
   it('caps the stream near maxLen', async () => {

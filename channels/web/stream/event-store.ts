@@ -48,8 +48,12 @@ export interface WebEventStoreOptions {
   readonly keyPrefix: string;
   /** Approximate cap of entries kept per conversation (`XADD MAXLEN ~`). Default 2000. */
   readonly maxLen?: number;
-  /** How long an idempotency key is remembered, in milliseconds. Default 7 days. */
-  readonly idempotencyTtlMs?: number;
+  /**
+   * How many of a conversation's latest events an append searches for an earlier copy with the same
+   * idempotency key. Default 64: a retried delivery comes within seconds of its first try, while at
+   * most a few events of the same conversation can come in between.
+   */
+  readonly idempotencyWindow?: number;
   /**
    * Called with errors of the owned subscriber connection, undecodable published messages and
    * exceptions thrown by listeners. Default: ignore.
@@ -60,8 +64,9 @@ export interface WebEventStoreOptions {
 /** The per-conversation event stream of the web chat. */
 export interface WebEventStore {
   /**
-   * Appends an event, once per idempotency key: a second append with the same key (within
-   * `idempotencyTtlMs`) stores nothing and answers the first entry's id with `duplicate: true`.
+   * Appends an event, once per idempotency key: a second append with the same key (while the first
+   * is among the latest `idempotencyWindow` events) stores nothing and answers the first entry's id
+   * with `duplicate: true`.
    */
   append(conversationId: string, event: WebChatEvent, idempotencyKey: string): Promise<{ id: string; duplicate: boolean }>;
   /**
@@ -79,7 +84,7 @@ export interface WebEventStore {
 }
 
 const DEFAULT_MAX_LEN = 2000;
-const DEFAULT_IDEMPOTENCY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const DEFAULT_IDEMPOTENCY_WINDOW = 64;
 
 /**
  * Creates the web chat event store.
@@ -91,7 +96,7 @@ const DEFAULT_IDEMPOTENCY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export function createWebEventStore(options: WebEventStoreOptions): WebEventStore {
   const { redis, keyPrefix } = options;
   const maxLen = options.maxLen ?? DEFAULT_MAX_LEN;
-  const idempotencyTtlMs = options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+  const window = options.idempotencyWindow ?? DEFAULT_IDEMPOTENCY_WINDOW;
   const onError = options.onError ?? (() => undefined);
 
   const streamKey = (conversationId: string): string => `${keyPrefix}:web:${checked(conversationId)}`;
@@ -119,11 +124,11 @@ export function createWebEventStore(options: WebEventStoreOptions): WebEventStor
       if (idempotencyKey.length === 0) throw new SwitchboardError('internal', 'An idempotency key is required.');
       return runAppendScript(redis, {
         streamKey: streamKey(conversationId),
-        markerKey: `${keyPrefix}:web-idem:${conversationId}:${idempotencyKey}`,
         channel: channelOf(conversationId),
         eventJson: JSON.stringify(event),
+        idempotencyKey,
         maxLen,
-        markerTtlMs: idempotencyTtlMs,
+        window,
       });
     },
 

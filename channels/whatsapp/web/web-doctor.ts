@@ -4,16 +4,14 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
 import type { DoctorCheck } from '../../channel.ts';
 import type { RedisEnv, WhatsAppWebEnv } from '../../../src/config/env-types.ts';
+import { createRedisClient } from '../../../src/runtime/redis/redis-client.ts';
+import { deploymentPrefix } from '../../../src/runtime/redis/redis-target.ts';
 import { resolveChromiumPath } from './chromium-path.ts';
 import { createLinkStateStore, type LinkState } from './link-state.ts';
 
 const run = promisify(execFile);
-
-/** Key prefix of the service in Redis (`startService`'s default). */
-const SERVICE_PREFIX = 'sb';
 
 async function browserCheck(env: WhatsAppWebEnv): Promise<DoctorCheck> {
   try {
@@ -34,12 +32,12 @@ function stateWords(state: LinkState | undefined): string {
 async function sessionCheck(env: WhatsAppWebEnv, redisEnv: RedisEnv): Promise<DoctorCheck> {
   const kept = env.sessionDir === undefined ? 'kept in Redis (RemoteAuth)' : `kept in ${env.sessionDir} (LocalAuth)`;
   if (redisEnv.mode !== 'external') return { name: 'whatsapp web session', status: 'ok', detail: `${kept}; link state on /admin/whatsapp while the service runs` };
-  const redis = new Redis(redisEnv.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null });
+  const redis = createRedisClient(redisEnv.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null });
   // A refused connection is reported below; without a listener ioredis would also print it.
   redis.on('error', () => undefined);
   try {
     await redis.connect();
-    const state = await createLinkStateStore({ redis, prefix: SERVICE_PREFIX }).read();
+    const state = await createLinkStateStore({ redis, prefix: deploymentPrefix(redisEnv.url) }).read();
     const healthy = state === undefined || state.status === 'ready' || state.status === 'starting' || state.status === 'authenticated';
     return { name: 'whatsapp web session', status: healthy ? 'ok' : 'fail', detail: `${kept}; ${stateWords(state)}` };
   } catch (error) {

@@ -8,6 +8,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { DeliveryError } from '../../../queues/delivery-error.ts';
+import { duplicateRedis } from '../../../src/runtime/redis/redis-client.ts';
 import { pause, systemClock } from '../../kit/lease/lease-clock.ts';
 import type { OutboxReply, OutboxRequest } from './outbox-wire.ts';
 import { parseOutboxRequest } from './outbox-wire.ts';
@@ -55,7 +56,7 @@ export function startWebOutbox(options: WebOutboxOptions): RunningOutbox {
   const now = options.now ?? Date.now;
   const sentTtlMs = options.sentTtlMs ?? 86_400_000;
   const replyTtlMs = options.replyTtlMs ?? 60_000;
-  const blocking = redis.duplicate({ lazyConnect: true });
+  const blocking = duplicateRedis(redis, { lazyConnect: true });
   const stopping = new AbortController();
   const stopped = (): boolean => stopping.signal.aborted;
 

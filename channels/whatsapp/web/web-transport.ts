@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DeliveryError } from '../../../queues/delivery-error.ts';
+import { duplicateRedis } from '../../../src/runtime/redis/redis-client.ts';
 import type { WhatsAppTransport } from '../transport.ts';
 import { parseOutboxReply, type OutboxRequest } from './outbox-wire.ts';
 import { webKeys } from './web-keys.ts';
@@ -40,7 +41,7 @@ function createBlockingPool(redis: Redis): { use<T>(work: (connection: Redis) =>
   const take = async (): Promise<Redis> => {
     const kept = idle.pop();
     if (kept !== undefined) return kept;
-    const connection = redis.duplicate({ lazyConnect: true });
+    const connection = duplicateRedis(redis, { lazyConnect: true });
     await connection.connect();
     return connection;
   };

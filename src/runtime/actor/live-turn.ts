@@ -14,6 +14,8 @@ export interface LiveTurn {
   inbox: readonly Injection[];
   /** The conversation before this turn, read once when the turn starts. */
   readonly history: readonly ModelMessage[];
+  /** How many injections waited in the mailbox when the turn finished; set by its finish. */
+  waitingAfter?: number;
 }
 
 /**

@@ -20,6 +20,15 @@ import type { TurnRunnerDeps } from './turn-runner-deps.ts';
  * empty or the running turn waits (for an approval or a peer).
  */
 export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal): Promise<void> {
+  try {
+    await runUntilDrained(deps, sessionId, signal);
+  } finally {
+    // A buffering log holds the last entries of the turn until here, also when the turn failed.
+    await deps.log.flush?.(sessionId);
+  }
+}
+
+async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal): Promise<void> {
   const now = deps.now ?? Date.now;
   for (;;) {
     if (signal.aborted) throw lockLost(sessionId);
@@ -29,7 +38,9 @@ export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, s
       const until = progress.record.wait === undefined ? 0 : Date.parse(progress.record.wait.until);
       if (now() < until) return;
     }
-    if ((await runTurn(deps, progress, signal)) === 'waiting') return;
+    const ran = await runTurn(deps, progress, signal);
+    // Nothing left in the mailbox when the turn finished: done (what arrives later asks for its own turn).
+    if (ran.exit === 'waiting' || ran.turn.waitingAfter === 0) return;
   }
 }
 
@@ -56,9 +67,14 @@ function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection
 }
 
 /** Runs one turn to settlement or to a wait, saving its record after every model call. */
-async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal): Promise<TurnExit> {
-  const now = deps.now ?? Date.now;
+async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal): Promise<{ exit: TurnExit; turn: LiveTurn }> {
   const turn = await openTurn(deps, progress);
+  return { exit: await runSteps(deps, turn, signal), turn };
+}
+
+/** The steps of one turn: resume what a crash left, then model calls until the turn settles or waits. */
+async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSignal): Promise<TurnExit> {
+  const now = deps.now ?? Date.now;
   const scope: TurnScope = { deps, turn, end: turnEnd(deps, turn), now };
   const resumed = await resumeTurn(scope);
   if (resumed !== undefined) return resumed;

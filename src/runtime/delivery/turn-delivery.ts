@@ -81,6 +81,8 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
       await log.append(turn.sessionId, { type: 'delivery', turnId: turn.turnId, data: { skipped: 'no such channel', channel: turn.replyTo.channel } });
       return;
     }
+    // What the turn logged so far is written before anything it records leaves the process.
+    await log.flush?.(turn.sessionId);
     await channel.deliver({ channel: turn.replyTo.channel, destination: turn.replyTo, trace: { sessionId: turn.sessionId, turnId: turn.turnId }, ...delivery });
     await log.append(turn.sessionId, { type: 'delivery', turnId: turn.turnId, data: { channel: turn.replyTo.channel, key: delivery.idempotencyKey } });
   };

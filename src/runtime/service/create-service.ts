@@ -2,7 +2,6 @@
  * The composition root: builds what every role shares (app, model, Redis, queues, stores, the
  * channels), then starts the web role (HTTP) and the worker role (queues, listeners) as asked.
  */
-import { Redis } from 'ioredis';
 import { CHANNEL_MODULES } from '../../../channels/registry.ts';
 import { createInboundQueue } from '../../../queues/inbound-queue.ts';
 import { createOutbound } from '../../../queues/outbound-queue.ts';
@@ -19,7 +18,10 @@ import { signArtifactUrl } from '../artifacts/artifact-urls.ts';
 import { createRedisArtifactStore } from '../artifacts/redis-artifact-store.ts';
 import { keptSecret } from '../../../channels/kit/kept-secret.ts';
 import { createEventLog } from '../session/event-log.ts';
+import { createInboundIntake } from './inbound-intake.ts';
 import { createSessionStore } from '../session/session-store.ts';
+import { createRedisClient } from '../redis/redis-client.ts';
+import { deploymentPrefix } from '../redis/redis-target.ts';
 import { deliveryLogEntry } from '../../../queues/delivery-log-entry.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
 import { wireChannels, type WiredChannels } from './channel-wiring.ts';
@@ -43,7 +45,7 @@ const ARTIFACT_SECRET_PURPOSE = 'artifacts:secret:links';
  */
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { env, logger, role } = options;
-  const prefix = options.prefix ?? 'sb';
+  const prefix = deploymentPrefix(options.redisUrl, options.prefix);
   const connection = redisOptions(options.redisUrl);
   const modules = options.channels ?? CHANNEL_MODULES;
   const enabledChannels = enabledChannelIds(modules, env);
@@ -53,12 +55,24 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry, registerBuiltins: registerNotify(enabledChannels, () => late.channels) });
   const envModel = modelFromEnv(env);
   const modelStatus = options.model === undefined ? envModel : { configured: true, missing: [] };
-  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  const redis = createRedisClient(options.redisUrl, { maxRetriesPerRequest: 3 });
   const metrics = createMetrics();
   const inboundQueue = createInboundQueue({ connection, prefix });
   const turnQueue = createTurnQueue({ connection, prefix });
+  const sessions = createSessionStore({ redis, prefix });
+  const intake = createInboundIntake({
+    sessions,
+    scheduleTurn: (sessionId, key) => turnQueue.schedule(sessionId, key),
+    decisions: inboundQueue,
+    textRepliesDecide: (channel) => late.channels?.adaptors.get(channel)?.approvals.textReplies === true,
+  });
   const approvals = createApprovalStore({ redis, prefix });
-  const eventLog = createEventLog({ redis, prefix });
+  const eventLog = createEventLog({
+    redis,
+    prefix,
+    ...(options.eventLogArchive === undefined ? {} : { archive: options.eventLogArchive }),
+    onArchiveError: (error) => { logger.warn({ err: error }, 'event log archive failed'); },
+  });
   const artifacts = createRedisArtifactStore({ redis, prefix });
   const artifactSecret = await keptSecret({ redis, prefix, purpose: ARTIFACT_SECRET_PURPOSE });
   const approvalRuntime = createApprovalRuntime({ store: approvals, turnQueue, connection, prefix, logger });
@@ -74,7 +88,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       clock: () => new Date(),
       modelStatus: () => modelStatus,
       enqueue: async (injection) => {
-        const result = await inboundQueue.enqueue(injection);
+        const result = await intake.enqueue(injection);
         metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
         return result;
       },
@@ -96,7 +110,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   });
   late.channels = channels;
   approvalRuntime.attach(channels);
-  const scheduler = createAppScheduler({ app, enabledChannels, tenantId, connection, prefix, logger, enqueue: (injection) => inboundQueue.enqueue(injection) });
+  const scheduler = createAppScheduler({ app, enabledChannels, tenantId, connection, prefix, logger, enqueue: (injection) => intake.enqueue(injection) });
   await scheduler.sync();
   const core: ServiceCore = {
     options, env, logger, prefix, app, registry,
@@ -107,7 +121,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     modelStatus, redis, metrics, inboundQueue, turnQueue,
     queueStats: createQueueStats({ connection, prefix, queues: ['inbound', 'turns', 'approval-expiry'] }),
     approvals, approvalRuntime,
-    sessions: createSessionStore({ redis, prefix }),
+    sessions,
     eventLog,
     artifacts,
     artifactSecret,

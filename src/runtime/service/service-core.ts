@@ -17,7 +17,7 @@ import type { LoadedApp } from '../app/app-types.ts';
 import type { ApprovalStore } from '../approvals/approval-types.ts';
 import type { ArtifactStore } from '../artifacts/artifact-store.ts';
 import type { ModelClient } from '../model/model-types.ts';
-import type { EventLog } from '../session/event-log.ts';
+import type { BatchEventLog } from '../session/event-log.ts';
 import type { SessionStore } from '../session/session-store.ts';
 import type { ApprovalRuntime } from './approval-runtime.ts';
 import type { WiredChannels } from './channel-wiring.ts';
@@ -46,7 +46,7 @@ export interface ServiceCore {
   readonly approvalRuntime: ApprovalRuntime;
   readonly sessions: SessionStore;
   /** The per-session event log. */
-  readonly eventLog: EventLog;
+  readonly eventLog: BatchEventLog;
   /** Files people sent and turns produced, served by signed links. */
   readonly artifacts: ArtifactStore;
   /** The key of the signed artifact links. Never logged. */

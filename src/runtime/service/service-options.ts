@@ -4,8 +4,11 @@
  */
 import type { Logger } from 'pino';
 import type { ChannelModule } from '../../../channels/channel.ts';
+import type { ClusterConnectionOptions, RedisConnectionOptions } from '../../../queues/redis-connections.ts';
 import type { SwitchboardEnv } from '../../config/env-types.ts';
 import type { ModelClient } from '../model/model-types.ts';
+import type { EventLogArchive } from '../session/event-log.ts';
+import { parseRedisTarget } from '../redis/redis-target.ts';
 
 /** Which parts of switchboard a process runs. */
 export type ServiceRole = 'all' | 'web' | 'worker';
@@ -14,16 +17,22 @@ export type ServiceRole = 'all' | 'web' | 'worker';
 export interface ServiceOptions {
   readonly env: SwitchboardEnv;
   readonly role: ServiceRole;
-  /** The Redis to use (the embedded one's URL when `REDIS_URL` is unset). */
+  /**
+   * The Redis to use (the embedded one's URL when `REDIS_URL` is unset). Several comma-separated
+   * URLs name the seed nodes of a Redis Cluster; the prefix then gets a hash tag (`{sb}`).
+   */
   readonly redisUrl: string;
   readonly logger: Logger;
   /** Overrides the model client (tests, the benchmark). Default: the Anthropic SDK from the environment. */
   readonly model?: ModelClient;
-  /** Key and queue prefix in Redis. Default `sb`. */
+  /**
+   * Key and queue prefix in Redis. Default `sb`. On a cluster it is wrapped in a hash tag (`{sb}`)
+   * unless it already holds one (see `deploymentPrefix`).
+   */
   readonly prefix?: string;
   /** Port to listen on; default `env.port`. 0 picks a free one. */
   readonly port?: number;
-  /** Turns run at once by this process. Default 16. */
+  /** Turns run at once by this process. Default 64. */
   readonly turnConcurrency?: number;
   /** How long a session lock lives without a heartbeat, in ms. Default 30000. */
   readonly sessionLockTtlMs?: number;
@@ -37,6 +46,12 @@ export interface ServiceOptions {
   readonly tenantId?: string;
   /** The channels this process knows. Default every channel in `channels/registry.ts`. */
   readonly channels?: readonly ChannelModule[];
+  /**
+   * Receives every event-log entry written (Redis keeps only the recent log of each session):
+   * where users who need the whole history keep it. Its failures are logged, never fail a turn.
+   * Default none.
+   */
+  readonly eventLogArchive?: EventLogArchive;
 }
 
 /** A running switchboard process. */
@@ -47,16 +62,14 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** ioredis/BullMQ connection options from a `redis://` or `rediss://` URL. */
-export function redisOptions(url: string): { host: string; port: number; password?: string; username?: string; db?: number; tls?: object } {
-  const parsed = new URL(url);
-  const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined;
-  return {
-    host: parsed.hostname,
-    port: Number(parsed.port === '' ? 6379 : parsed.port),
-    ...(parsed.password === '' ? {} : { password: decodeURIComponent(parsed.password) }),
-    ...(parsed.username === '' ? {} : { username: decodeURIComponent(parsed.username) }),
-    ...(db === undefined || Number.isNaN(db) ? {} : { db }),
-    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
-  };
+/**
+ * Connection options for the queues from a `REDIS_URL`: one server's (host, port, credentials,
+ * database, TLS), or a Redis Cluster's seed nodes when it lists several comma-separated URLs
+ * (credentials and TLS of the first apply to every node).
+ */
+export function redisOptions(url: string): RedisConnectionOptions | ClusterConnectionOptions {
+  const target = parseRedisTarget(url);
+  if (target.cluster) return { clusterNodes: target.nodes, nodeOptions: target.settings };
+  const [node] = target.nodes;
+  return { ...node, ...target.settings };
 }

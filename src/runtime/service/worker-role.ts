@@ -1,5 +1,5 @@
 /**
- * The worker role: the inbound worker (decisions out of the stream, then the session mailbox), the
+ * The worker role: the inbound worker (decisions taken by channels' buttons and replies), the
  * turn worker (one turn per session at a time), approval expiries, the channels' outbound workers
  * and listeners.
  */
@@ -15,10 +15,11 @@ import { CHANNEL_NAMES, type ChannelName } from '../app/app-types.ts';
 import { createSettlement } from '../delivery/settle-turn.ts';
 import { createTurnDelivery } from '../delivery/turn-delivery.ts';
 import { createToolRouter } from '../router/tool-router.ts';
+import { createBufferedEventLog } from '../session/buffered-event-log.ts';
 import type { EventLog } from '../session/event-log.ts';
-import { sessionIdOf } from '../session/session-id.ts';
 import { announceApproval } from './approval-announcements.ts';
 import { createInboundApprovals } from './inbound-approvals.ts';
+import { acceptIntoMailbox } from './inbound-intake.ts';
 import type { ServiceCore } from './service-core.ts';
 import { redisOptions } from './service-options.ts';
 
@@ -67,7 +68,8 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
 export function startWorkerRole(core: ServiceCore): () => Promise<void> {
   const { options, logger, prefix, sessions: store } = core;
   const connection = redisOptions(options.redisUrl);
-  const log = core.eventLog;
+  // The turns' entries are written in batches: before each delivery and when a turn stops.
+  const log = createBufferedEventLog(core.eventLog);
   core.channels.start();
   core.approvalRuntime.startWorker();
   core.scheduler.startWorker();
@@ -76,7 +78,7 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
   const turnWorker = createTurnWorker({
     connection,
     prefix,
-    concurrency: options.turnConcurrency ?? 16,
+    concurrency: options.turnConcurrency ?? 64,
     ...(options.sessionLockTtlMs === undefined ? {} : { lockTtlMs: options.sessionLockTtlMs }),
     ...(options.jobLockDurationMs === undefined ? {} : { jobLockDurationMs: options.jobLockDurationMs, stalledIntervalMs: options.jobLockDurationMs }),
     process: async (sessionId, lease) => {
@@ -84,24 +86,18 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     },
     // A decision can arrive while the suspending job still holds the session: its resume job then
     // completes at once, and this check, run when the lock is released, picks the turn up.
-    hasWork: async (sessionId) => {
-      if (await store.hasWork(sessionId)) return true;
-      const turn = await store.currentTurn(sessionId);
-      if (turn?.status !== 'waiting' || turn.pendingApprovals === undefined) return false;
-      return approvalsReady(gate, turn.pendingApprovals, Date.now());
-    },
+    hasWork: (sessionId) => store.hasWork(sessionId, (turn) => approvalsReady(gate, turn.pendingApprovals ?? [], Date.now())),
     onError: (error) => { logger.error({ err: error }, 'turn worker'); },
   });
   const inboundApprovals = createInboundApprovals({ channels: core.channels, store: core.approvals, decide: (attempt) => core.approvalRuntime.decide(attempt) });
   const inboundWorker = createInboundWorker({
     connection,
     prefix,
+    // Decisions only (messages go straight to their mailbox); one that turns out not to decide
+    // (its channel no longer takes text decisions) still reaches its session.
     process: async (injection) => {
       if (await inboundApprovals.handle(injection)) return;
-      const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
-      const fresh = await store.accept(sessionId, injection);
-      if (fresh) await log.append(sessionId, { type: 'injection', data: { id: injection.id, kind: injection.kind, channel: injection.channel } });
-      await core.turnQueue.schedule(sessionId, injection.id);
+      await acceptIntoMailbox({ sessions: store, scheduleTurn: (sessionId, key) => core.turnQueue.schedule(sessionId, key) }, injection);
     },
     onError: (error) => { logger.error({ err: error }, 'inbound worker'); },
   });

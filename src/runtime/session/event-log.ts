@@ -27,6 +27,10 @@ export interface EventLogEntry {
 
 /** An entry as read back, with its stream id and time. */
 export interface StoredEventLogEntry extends EventLogEntry {
+  /**
+   * The stream entry id (`<ms>-<seq>`); entries written together in one batch share a stream entry
+   * and are told apart by `/<n>` (`<ms>-<seq>/1`, `/2`, …) after the first.
+   */
   readonly id: string;
   /** Milliseconds since the epoch, from the stream id. */
   readonly at: number;
@@ -34,65 +38,132 @@ export interface StoredEventLogEntry extends EventLogEntry {
 
 /** Append-only per-session event log. */
 export interface EventLog {
+  /** Writes one entry now. Resolves to its id. */
   append(sessionId: string, entry: EventLogEntry): Promise<string>;
+  /** Reads the oldest `count` entries (default 1000), in order. */
   read(sessionId: string, count?: number): Promise<StoredEventLogEntry[]>;
+  /**
+   * Writes what a buffering log holds for `sessionId` (see `buffered-event-log.ts`); a log that
+   * writes at once has nothing to do.
+   */
+  flush?(sessionId: string): Promise<void>;
 }
+
+/** An {@link EventLog} that can also write several entries as one stream entry. */
+export interface BatchEventLog extends EventLog {
+  /** Writes `entries` in order, as one stream entry (one command) when there are several. */
+  appendAll(sessionId: string, entries: readonly EventLogEntry[]): Promise<void>;
+}
+
+/**
+ * Receives every entry written, after Redis took it: where users who need the whole history keep
+ * it (a database, object storage), since Redis keeps only the newest entries of recent sessions.
+ */
+export type EventLogArchive = (sessionId: string, entries: readonly StoredEventLogEntry[]) => Promise<void>;
 
 /** Options of {@link createEventLog}. */
 export interface EventLogOptions {
   readonly redis: Redis;
   /** Key prefix. Default `sb`. */
   readonly prefix?: string;
-  /** Approximate number of entries kept per session. Default 10000. */
+  /** Approximate number of stream entries kept per session (a batch is one entry). Default 10000. */
   readonly maxEntries?: number;
+  /**
+   * How long the log of a session is kept after its last entry, in seconds: a session idle this
+   * long loses its log. Default 30 days.
+   */
+  readonly maxAgeSeconds?: number;
   /** Longest string kept for one field value, in characters; longer values are cut. Default 4000. */
   readonly maxValueChars?: number;
+  /** Called with every entry written; see {@link EventLogArchive}. Default none. */
+  readonly archive?: EventLogArchive;
+  /**
+   * Receives a failure of `archive` (the entry is in Redis either way; the write is not failed).
+   * Default: ignored.
+   */
+  readonly onArchiveError?: (error: unknown) => void;
 }
 
+const BATCH_FIELD = 'batch';
+
 /** The event log in Redis Streams: one stream per session, `<prefix>:s:<session>:log`. */
-export function createEventLog(options: EventLogOptions): EventLog {
+export function createEventLog(options: EventLogOptions): BatchEventLog {
   const { redis } = options;
   const prefix = options.prefix ?? 'sb';
-  const maxEntries = options.maxEntries ?? 10_000;
+  const maxEntries = String(options.maxEntries ?? 10_000);
+  const maxAge = options.maxAgeSeconds ?? 30 * 24 * 3600;
   const maxValueChars = options.maxValueChars ?? 4000;
   const key = (sessionId: string): string => `${prefix}:s:${sessionId}:log`;
+  const dataOf = (entry: EventLogEntry): string => {
+    const data = JSON.stringify(entry.data);
+    return data.length > maxValueChars ? JSON.stringify({ truncated: true, head: data.slice(0, maxValueChars) }) : data;
+  };
+
+  const write = async (sessionId: string, fields: string[]): Promise<string> => {
+    const replies = await redis
+      .pipeline()
+      .xadd(key(sessionId), 'MAXLEN', '~', maxEntries, '*', ...fields)
+      .expire(key(sessionId), maxAge)
+      .exec();
+    const [error, id] = replies?.[0] ?? [new Error('No reply to XADD')];
+    if (error !== null) throw error;
+    return typeof id === 'string' ? id : '';
+  };
+  const archive = async (sessionId: string, id: string, entries: readonly EventLogEntry[]): Promise<void> => {
+    if (options.archive === undefined) return;
+    try {
+      await options.archive(sessionId, expand(id, entries));
+    } catch (error) {
+      options.onArchiveError?.(error);
+    }
+  };
+
   return {
     async append(sessionId, entry) {
-      let data = JSON.stringify(entry.data);
-      if (data.length > maxValueChars) data = JSON.stringify({ truncated: true, head: data.slice(0, maxValueChars) });
-      const id = await redis.xadd(
-        key(sessionId),
-        'MAXLEN',
-        '~',
-        String(maxEntries),
-        '*',
-        'type',
-        entry.type,
-        'turn',
-        entry.turnId ?? '',
-        'actor',
-        entry.actor ?? '',
-        'data',
-        data,
-      );
-      return id ?? '';
+      const id = await write(sessionId, ['type', entry.type, 'turn', entry.turnId ?? '', 'actor', entry.actor ?? '', 'data', dataOf(entry)]);
+      await archive(sessionId, id, [entry]);
+      return id;
+    },
+    async appendAll(sessionId, entries) {
+      if (entries.length === 0) return;
+      if (entries.length === 1) {
+        await this.append(sessionId, entries[0] as EventLogEntry);
+        return;
+      }
+      const batch = entries.map((entry) => ({ type: entry.type, turnId: entry.turnId, actor: entry.actor, data: dataOf(entry) }));
+      const id = await write(sessionId, [BATCH_FIELD, JSON.stringify(batch)]);
+      await archive(sessionId, id, entries);
     },
     async read(sessionId, count = 1000) {
       const rows = await redis.xrange(key(sessionId), '-', '+', 'COUNT', count);
-      return rows.map(([id, fields]) => {
-        const map = new Map<string, string>();
-        for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] ?? '', fields[i + 1] ?? '');
-        const turnId = map.get('turn') ?? '';
-        const actor = map.get('actor') ?? '';
-        return {
-          id,
-          at: Number(id.split('-')[0]),
-          type: (map.get('type') ?? 'injection') as EventLogType,
-          ...(turnId === '' ? {} : { turnId }),
-          ...(actor === '' ? {} : { actor }),
-          data: JSON.parse(map.get('data') ?? '{}') as Record<string, unknown>,
-        };
-      });
+      return rows.flatMap(([id, fields]) => decodeRow(id, fields)).slice(0, count);
     },
   };
+}
+
+function expand(id: string, entries: readonly EventLogEntry[]): StoredEventLogEntry[] {
+  const at = Number(id.split('-')[0]);
+  return entries.map((entry, index) => ({ ...entry, id: index === 0 ? id : `${id}/${index}`, at }));
+}
+
+interface StoredFields {
+  readonly type: string;
+  readonly turnId?: string | undefined;
+  readonly actor?: string | undefined;
+  readonly data: string;
+}
+
+function decodeRow(id: string, fields: readonly string[]): StoredEventLogEntry[] {
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] ?? '', fields[i + 1] ?? '');
+  const batch = map.get(BATCH_FIELD);
+  const stored: StoredFields[] = batch === undefined
+    ? [{ type: map.get('type') ?? 'injection', turnId: map.get('turn'), actor: map.get('actor'), data: map.get('data') ?? '{}' }]
+    : (JSON.parse(batch) as StoredFields[]);
+  return expand(id, stored.map((entry) => ({
+    type: entry.type as EventLogType,
+    ...(entry.turnId === undefined || entry.turnId === '' ? {} : { turnId: entry.turnId }),
+    ...(entry.actor === undefined || entry.actor === '' ? {} : { actor: entry.actor }),
+    data: JSON.parse(entry.data) as Record<string, unknown>,
+  })));
 }

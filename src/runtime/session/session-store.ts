@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../redis/redis-script.ts';
+import { scanKeys } from '../redis/redis-client.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
 import type { TurnRecord } from './turn-record.ts';
@@ -12,6 +13,11 @@ export interface SessionStoreOptions {
   readonly prefix?: string;
   /** How long an injection id is remembered for de-duplication, in seconds. Default 7 days. */
   readonly dedupeTtlSeconds?: number;
+  /**
+   * How long the conversation history of a session with no new turn is kept, in seconds; each
+   * finished turn starts the time again. Default 90 days.
+   */
+  readonly historyTtlSeconds?: number;
 }
 
 /** A turn to run: its record and every injection it has taken so far, in arrival order. */
@@ -41,8 +47,11 @@ export interface SessionStore {
   steer(sessionId: string): Promise<Injection[]>;
   /** Saves the running turn's record. */
   saveTurn(record: TurnRecord): Promise<void>;
-  /** Ends the turn: stores the new history and clears the turn and its inbox, atomically. */
-  finishTurn(record: TurnRecord, history: readonly ModelMessage[]): Promise<void>;
+  /**
+   * Ends the turn: stores the new history and clears the turn and its inbox, atomically. Resolves
+   * to how many injections wait in the mailbox for the next turn.
+   */
+  finishTurn(record: TurnRecord, history: readonly ModelMessage[]): Promise<number>;
   /** The conversation history before the running turn. */
   history(sessionId: string): Promise<ModelMessage[]>;
   /** The session's turn record (running, waiting or settling), or `undefined` when none. */
@@ -52,11 +61,18 @@ export interface SessionStore {
   /** How many injections wait for a turn. */
   pendingCount(sessionId: string): Promise<number>;
   /**
-   * Whether a turn could run now: a turn left running (by a crashed worker) or settling, or
-   * waiting injections while no turn waits for an approval or a peer.
+   * Whether a turn could run now: a turn left running (by a crashed worker) or settling, a wait
+   * whose deadline passed, `approvalsReady` answering true for a turn waiting for approvals, or
+   * waiting injections while no turn waits. One round trip unless `approvalsReady` is asked.
    */
-  hasWork(sessionId: string): Promise<boolean>;
+  hasWork(sessionId: string, approvalsReady?: (turn: TurnRecord) => Promise<boolean>): Promise<boolean>;
 }
+
+/** Stores the history with its idle expiry, drops the turn and its inbox, answers the mailbox length. */
+const FINISH_SCRIPT = defineScript(`
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('DEL', KEYS[2], KEYS[3])
+return redis.call('LLEN', KEYS[4])`);
 
 const ACCEPT_SCRIPT = defineScript(`
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
@@ -70,6 +86,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const { redis } = options;
   const prefix = options.prefix ?? 'sb';
   const dedupeTtl = options.dedupeTtlSeconds ?? 7 * 24 * 3600;
+  const historyTtl = options.historyTtlSeconds ?? 90 * 24 * 3600;
   const key = (sessionId: string, part: string): string => `${prefix}:s:${sessionId}:${part}`;
   const parseInjections = (raw: string[]): Injection[] => raw.map((item) => JSON.parse(item) as Injection);
 
@@ -119,12 +136,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     },
 
     async finishTurn(record, history) {
-      await redis
-        .multi()
-        .set(key(record.sessionId, 'history'), JSON.stringify(history))
-        .del(key(record.sessionId, 'turn'))
-        .del(key(record.sessionId, 'inbox'))
-        .exec();
+      const keys = ['history', 'turn', 'inbox', 'pending'].map((part) => key(record.sessionId, part));
+      return Number(await runScript(redis, FINISH_SCRIPT, keys, [JSON.stringify(history), String(historyTtl)]));
     },
 
     async history(sessionId) {
@@ -139,13 +152,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
     async activeTurns(limit = 100) {
       const found: TurnRecord[] = [];
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:s:*:turn`, 'COUNT', 500);
-        cursor = next;
-        const values = keys.length === 0 ? [] : await redis.mget(...keys);
-        for (const value of values) if (value !== null && found.length < limit) found.push(JSON.parse(value) as TurnRecord);
-      } while (cursor !== '0' && found.length < limit);
+      // scanKeys visits every master of a cluster; the keys of one batch share the prefix's slot.
+      for await (const keys of scanKeys(redis, `${prefix}:s:*:turn`)) {
+        for (const value of await redis.mget(...keys)) if (value !== null && found.length < limit) found.push(JSON.parse(value) as TurnRecord);
+        if (found.length >= limit) break;
+      }
       return found;
     },
 
@@ -153,13 +164,14 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return redis.llen(key(sessionId, 'pending'));
     },
 
-    async hasWork(sessionId) {
+    async hasWork(sessionId, approvalsReady) {
       const [turnRaw, pending] = await Promise.all([redis.get(key(sessionId, 'turn')), redis.llen(key(sessionId, 'pending'))]);
       if (turnRaw === null) return pending > 0;
       const turn = JSON.parse(turnRaw) as TurnRecord;
       if (turn.status !== 'waiting') return true;
       // A wait with no approvals ends at its deadline; approvals are checked by their own store.
-      return turn.pendingApprovals === undefined && turn.wait !== undefined && Date.now() >= Date.parse(turn.wait.until);
+      if (turn.pendingApprovals !== undefined) return approvalsReady === undefined ? false : approvalsReady(turn);
+      return turn.wait !== undefined && Date.now() >= Date.parse(turn.wait.until);
     },
   };
 }

@@ -1,0 +1,87 @@
+/**
+ * Child processes of the bench (switchboard workers, baseline hop workers): started with a JSON
+ * config, ready when they print `ready <pid>`, stopped with SIGTERM. A child also stops when its
+ * stdin closes, so none outlives a bench that crashed.
+ */
+import { spawn } from 'node:child_process';
+
+/** A running child process. */
+export interface Child {
+  readonly pid: number;
+  /** SIGTERM, then waits for the exit (SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+/** Starts `node <script> '<json config>'` and waits until it prints `ready` (30 s at most). */
+export async function startChild(script: string, config: object): Promise<Child> {
+  const child = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  const stop = async (): Promise<void> => {
+    if (running()) child.kill('SIGTERM');
+    const killer = setTimeout(() => { if (running()) child.kill('SIGKILL'); }, 10_000);
+    await exited;
+    clearTimeout(killer);
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => { reject(new Error(`${script} did not start in 30 s: ${output}`)); }, 30_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${script} exited with ${String(code)}: ${output}`));
+      });
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { pid: child.pid ?? -1, stop };
+}
+
+/** Starts `count` children of `script` at once. */
+export async function startChildren(script: string, config: object, count: number): Promise<Child[]> {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startChild(script, config)));
+  const children = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed !== undefined) {
+    await stopChildren(children);
+    throw failed.reason;
+  }
+  return children;
+}
+
+/** Stops every child, together. */
+export async function stopChildren(children: readonly Child[]): Promise<void> {
+  await Promise.all(children.map((child) => child.stop()));
+}
+
+/**
+ * In a child: prints `ready <pid>`, then runs `close` once on SIGTERM or when stdin ends (the
+ * bench is gone), and exits.
+ */
+export function serveUntilStopped(close: () => Promise<void>): void {
+  let closing = false;
+  const stop = (): void => {
+    if (closing) return;
+    closing = true;
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`close failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+  process.stdout.write(`ready ${process.pid}\n`);
+}

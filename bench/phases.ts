@@ -1,0 +1,167 @@
+/**
+ * The bench's measurements, one function each. Every one starts what it measures under a key
+ * prefix of its own, warms it up, measures, and closes all it started, even when it fails.
+ */
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { createBaselineTarget, startBaselineHops } from './baseline.ts';
+import { startChildren, stopChildren } from './children.ts';
+import { closedLoop, openLoop, roundsOfTurns, saturate, type Saturation, type Target } from './load.ts';
+import { commandCounts, commandsBetween, sessionBytes, type SessionBytes } from './redis-usage.ts';
+import type { Summary } from './stats.ts';
+import { createSwitchboardTarget, startSwitchboard } from './switchboard.ts';
+
+const BENCH_WORKER = fileURLToPath(new URL('./bench-worker.ts', import.meta.url));
+const BASELINE_WORKER = fileURLToPath(new URL('./baseline-worker.ts', import.meta.url));
+
+/** How much load each measurement offers. */
+export interface Plan {
+  /** Conversations (concurrent senders) of the throughput runs. */
+  readonly conversations: number;
+  /** Conversations the open-loop arrivals are spread over (others than the throughput runs'). */
+  readonly latencyConversations: number;
+  /** Closed-loop messages sent, untimed, before a throughput run. */
+  readonly warmUp: number;
+  /** Messages of each saturation run. */
+  readonly saturation: number;
+  /** Saturation runs whose median is taken (it resists one run slowed by another process on the machine). */
+  readonly repeats: number;
+  /** Open-loop messages whose latency is measured, after `latencyWarmUp` more. */
+  readonly latency: number;
+  readonly latencyWarmUp: number;
+  /** Share of the saturation throughput offered in the latency run (0.5: half load). */
+  readonly loadShare: number;
+  /** Conversations and turns each of the idle-session run. */
+  readonly idleConversations: number;
+  readonly idleTurns: number;
+  /** How long the idle-session run waits after its last answer, ms. */
+  readonly idleWaitMs: number;
+}
+
+/** Saturation, then latency at a share of it, of one system in one process. */
+export interface SystemFigures {
+  readonly saturation: Saturation;
+  /** Calls per command name during the saturation runs (`saturation.messages` messages). */
+  readonly commands: [string, number][];
+  /** The open-loop rate offered, msg/s. */
+  readonly offered: number;
+  readonly latency: Summary;
+}
+
+let runs = 0;
+
+/** A key prefix no other run of this bench (nor an earlier bench on this Redis) uses. */
+function freshPrefix(kind: string): string {
+  runs += 1;
+  return `bench-${kind}-${Date.now().toString(36)}-${runs}`;
+}
+
+/** Runs `body` with a list of closers, closed in reverse order afterwards, whatever happened. */
+async function withCleanup<T>(body: (defer: (close: () => Promise<void>) => void) => Promise<T>): Promise<T> {
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    return await body((close) => closers.push(close));
+  } finally {
+    for (const close of closers.reverse()) await close();
+  }
+}
+
+/** Opens a target of `conversations` conversations named after `label`, closed with the measurement. */
+type OpenTarget = (conversations: number, label: string) => Promise<Target>;
+
+/**
+ * Warm-up, then saturation (with the commands it ran), then the open-loop latency at
+ * `plan.loadShare` of it, on conversations of its own (so their histories start short).
+ */
+async function measureSystem(open: OpenTarget, redisUrl: string, plan: Plan): Promise<SystemFigures> {
+  const target = await open(plan.conversations, 'sat');
+  const paced = await open(plan.latencyConversations, 'open');
+  await closedLoop(target, 'warm', plan.warmUp);
+  const redis = new Redis(redisUrl);
+  try {
+    const before = await commandCounts(redis);
+    const saturation = await saturate(target, plan.saturation, plan.repeats);
+    const commands = commandsBetween(before, await commandCounts(redis));
+    await sleep(300);
+    const offered = saturation.throughput * plan.loadShare;
+    const latency = await openLoop(paced, 'open', offered, plan.latency, plan.latencyWarmUp);
+    return { saturation, commands, offered, latency };
+  } finally {
+    await redis.quit();
+  }
+}
+
+/** The raw BullMQ baseline, hop workers in this process. */
+export async function measureBaseline(redisUrl: string, plan: Plan): Promise<SystemFigures> {
+  return withCleanup(async (defer) => {
+    const prefix = freshPrefix('base');
+    defer(await startBaselineHops(redisUrl, prefix));
+    const open: OpenTarget = async (conversations, label) => {
+      const target = await createBaselineTarget(redisUrl, prefix, conversations, label);
+      defer(() => target.close());
+      return target;
+    };
+    return measureSystem(open, redisUrl, plan);
+  });
+}
+
+/** Switchboard with every role in this process. */
+export async function measureSwitchboard(redisUrl: string, plan: Plan): Promise<SystemFigures> {
+  return withCleanup(async (defer) => {
+    const prefix = freshPrefix('sb');
+    const service = await startSwitchboard({ redisUrl, prefix, role: 'all' });
+    defer(() => service.close());
+    const open: OpenTarget = async (conversations, label) => {
+      const target = await createSwitchboardTarget(service.url ?? '', redisUrl, prefix, conversations, label);
+      defer(() => target.close());
+      return target;
+    };
+    return measureSystem(open, redisUrl, plan);
+  });
+}
+
+/** What idle sessions keep after exactly `plan.idleTurns` turns each, on a service of their own. */
+export async function measureIdleSessions(redisUrl: string, plan: Plan): Promise<SessionBytes> {
+  return withCleanup(async (defer) => {
+    const prefix = freshPrefix('idle');
+    const service = await startSwitchboard({ redisUrl, prefix, role: 'all' });
+    defer(() => service.close());
+    const target = await createSwitchboardTarget(service.url ?? '', redisUrl, prefix, plan.idleConversations);
+    defer(() => target.close());
+    await roundsOfTurns(target, 'idle', plan.idleTurns);
+    // Idle: every turn settled and delivered; what stays is what each session keeps.
+    await sleep(plan.idleWaitMs);
+    const redis = new Redis(redisUrl);
+    defer(() => redis.quit().then(() => undefined));
+    return sessionBytes(redis, prefix);
+  });
+}
+
+/** Saturation throughput of switchboard with the web role in this process and `workers` worker processes. */
+export async function switchboardWithWorkers(redisUrl: string, plan: Plan, workers: number): Promise<Saturation> {
+  return withCleanup(async (defer) => {
+    const prefix = freshPrefix(`sbw${workers}`);
+    const service = await startSwitchboard({ redisUrl, prefix, role: 'web' });
+    defer(() => service.close());
+    const children = await startChildren(BENCH_WORKER, { redisUrl, prefix }, workers);
+    defer(() => stopChildren(children));
+    const target = await createSwitchboardTarget(service.url ?? '', redisUrl, prefix, plan.conversations);
+    defer(() => target.close());
+    await closedLoop(target, 'warm', plan.warmUp);
+    return saturate(target, plan.saturation, plan.repeats);
+  });
+}
+
+/** Saturation throughput of the baseline with its hop workers in `workers` processes. */
+export async function baselineWithWorkers(redisUrl: string, plan: Plan, workers: number): Promise<Saturation> {
+  return withCleanup(async (defer) => {
+    const prefix = freshPrefix(`basew${workers}`);
+    const children = await startChildren(BASELINE_WORKER, { redisUrl, prefix }, workers);
+    defer(() => stopChildren(children));
+    const target = await createBaselineTarget(redisUrl, prefix, plan.conversations);
+    defer(() => target.close());
+    await closedLoop(target, 'warm', plan.warmUp);
+    return saturate(target, plan.saturation, plan.repeats);
+  });
+}

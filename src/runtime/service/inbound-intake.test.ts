@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { sampleInjection } from '../../../queues/queue-test-kit.ts';
+import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
+import type { Injection } from '../injection.ts';
+import { sessionIdOf } from '../session/session-id.ts';
+import { createSessionStore, type SessionStore } from '../session/session-store.ts';
+import { createInboundIntake, isDecision } from './inbound-intake.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const connect = useRedisClients(redisUrl);
+
+const textDecides = (channel: string): boolean => channel === 'sms';
+const SESSION = sessionIdOf('tenant-1', 'web', 'conversation-1');
+
+async function setUp(overrides: { scheduleTurn?: (sessionId: string, key: string) => Promise<void> } = {}) {
+  const redis = await connect();
+  const sessions = createSessionStore({ redis, prefix: prefix() });
+  const scheduled: [string, string][] = [];
+  const decided: Injection[] = [];
+  const intake = createInboundIntake({
+    sessions,
+    scheduleTurn: overrides.scheduleTurn ?? ((sessionId, key) => { scheduled.push([sessionId, key]); return Promise.resolve(); }),
+    decisions: { enqueue: (injection) => { decided.push(injection); return Promise.resolve({ duplicate: false }); } },
+    textRepliesDecide: textDecides,
+  });
+  return { redis, sessions, intake, scheduled, decided };
+}
+
+async function mailbox(sessions: SessionStore): Promise<string[]> {
+  const taken = await sessions.steer(SESSION).catch(() => []);
+  return taken.map((injection) => injection.id);
+}
+
+describe('inbound intake', () => {
+  it('puts messages in their session mailbox in arrival order and asks for a turn for each', async () => {
+    const { intake, sessions, scheduled, decided } = await setUp();
+    for (const id of ['web:m1', 'web:m2', 'web:m3']) expect(await intake.enqueue(sampleInjection(id))).toEqual({ duplicate: false });
+    expect(scheduled).toEqual([[SESSION, 'web:m1'], [SESSION, 'web:m2'], [SESSION, 'web:m3']]);
+    expect(decided).toEqual([]);
+    expect(await sessions.pendingCount(SESSION)).toBe(3);
+    expect(await mailbox(sessions)).toEqual(['web:m1', 'web:m2', 'web:m3']);
+  });
+
+  it('drops a repeated id but asks for the turn again, so a first try that failed after storing is not stranded', async () => {
+    let failNext = true;
+    const asked: string[] = [];
+    const { intake, sessions } = await setUp({
+      scheduleTurn: (_sessionId, key) => {
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(new Error('Redis went away'));
+        }
+        asked.push(key);
+        return Promise.resolve();
+      },
+    });
+    await expect(intake.enqueue(sampleInjection('web:once'))).rejects.toThrow('Redis went away');
+    // The channel answered with an error and its sender tries again: stored once, turn asked for.
+    expect(await intake.enqueue(sampleInjection('web:once'))).toEqual({ duplicate: true });
+    expect(asked).toEqual(['web:once']);
+    expect(await sessions.pendingCount(SESSION)).toBe(1);
+  });
+
+  it('sends decisions to the decision queue and never to a mailbox', async () => {
+    const { intake, sessions, decided, scheduled } = await setUp();
+    const button = sampleInjection('web:button', { kind: 'approval-response', data: { approvalId: 'apr_1', decision: 'granted' } });
+    const reply = sampleInjection('sms:reply', { channel: 'sms', text: 'APPROVE K7QX3M' });
+    await intake.enqueue(button);
+    await intake.enqueue(reply);
+    expect(decided.map((injection) => injection.id)).toEqual(['web:button', 'sms:reply']);
+    expect(scheduled).toEqual([]);
+    expect(await sessions.pendingCount(SESSION)).toBe(0);
+  });
+
+  it('tells decisions from messages: only text channels that decide, only a strict decision line', () => {
+    expect(isDecision(sampleInjection('a', { channel: 'sms', text: 'deny' }), textDecides)).toBe(true);
+    expect(isDecision(sampleInjection('b', { channel: 'sms', text: 'Should I approve this?' }), textDecides)).toBe(false);
+    expect(isDecision(sampleInjection('c', { channel: 'web', text: 'APPROVE K7QX3M' }), textDecides)).toBe(false);
+    expect(isDecision(sampleInjection('d', { kind: 'approval-response' }), textDecides)).toBe(true);
+  });
+
+  it('takes 50 concurrent messages of one conversation, each exactly once', async () => {
+    const { intake, sessions } = await setUp();
+    const accepted: string[] = [];
+    await Promise.all(Array.from({ length: 50 }, async (_, index) => {
+      const id = `web:c${index}`;
+      await intake.enqueue(sampleInjection(id));
+      accepted.push(id);
+    }));
+    // Each enqueue resolves after its own write: the mailbox holds all 50, each once.
+    const inMailbox = await mailbox(sessions);
+    expect([...inMailbox].sort()).toEqual([...accepted].sort());
+    expect(new Set(inMailbox).size).toBe(50);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Where every injection a channel receives goes before the channel answers its request or webhook.
+ *
+ * An ordinary message goes straight into its session's mailbox (one atomic script: remember the
+ * injection id, append to the mailbox) and then asks the turn queue for a turn of that session.
+ * There is no queue-wide lane: each conversation's order is the order of its mailbox, which is the
+ * order its messages were accepted, and different conversations never wait for each other.
+ *
+ * A decision (a button press, a reply such as `APPROVE K7QX3M` on a channel whose replies can
+ * decide) never reaches an actor: it goes to the inbound queue, whose worker decides it and answers
+ * the person. Decisions have no order to keep with messages, so that queue needs no lane either.
+ *
+ * Both paths drop a repeated injection id at this step. A repeat still asks for its session's turn,
+ * so a first attempt that stored the message but failed before the turn was asked for (the caller
+ * saw an error and redelivered) cannot strand it.
+ */
+import { parseApprovalReply } from '../../../channels/kit/approvals/parse-reply.ts';
+import type { Injection } from '../injection.ts';
+import { sessionIdOf } from '../session/session-id.ts';
+import type { SessionStore } from '../session/session-store.ts';
+
+/** What {@link InboundIntake.enqueue} did. */
+export interface IntakeResult {
+  /** `true` when the injection id was seen before, so nothing new was stored. */
+  readonly duplicate: boolean;
+}
+
+/** Options of {@link createInboundIntake}. */
+export interface InboundIntakeOptions {
+  /** The session mailboxes. */
+  readonly sessions: Pick<SessionStore, 'accept'>;
+  /** Asks for a turn of a session; `key` names the reason (the injection id). */
+  readonly scheduleTurn: (sessionId: string, key: string) => Promise<void>;
+  /** The inbound queue, for decisions. */
+  readonly decisions: { enqueue(injection: Injection): Promise<IntakeResult> };
+  /** Whether text replies on `channel` can decide approvals (the channel's `approvals.textReplies`). */
+  readonly textRepliesDecide: (channel: string) => boolean;
+}
+
+/** The intake; see {@link createInboundIntake}. */
+export interface InboundIntake {
+  /**
+   * Durably stores `injection` (answer the channel only after this resolves). Rejects when Redis
+   * cannot take it; the caller answers with an error so that the channel redelivers.
+   */
+  enqueue(injection: Injection): Promise<IntakeResult>;
+}
+
+/** Whether `injection` is a decision rather than a message for an actor. */
+export function isDecision(injection: Injection, textRepliesDecide: (channel: string) => boolean): boolean {
+  if (injection.kind === 'approval-response') return true;
+  if (injection.kind !== 'message' || !textRepliesDecide(injection.channel)) return false;
+  return parseApprovalReply(injection.text).kind === 'decision';
+}
+
+/** Puts `injection` in its session's mailbox and asks for a turn; `duplicate` when seen before. */
+export async function acceptIntoMailbox(
+  options: Pick<InboundIntakeOptions, 'sessions' | 'scheduleTurn'>,
+  injection: Injection,
+): Promise<IntakeResult> {
+  const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
+  const fresh = await options.sessions.accept(sessionId, injection);
+  await options.scheduleTurn(sessionId, injection.id);
+  return { duplicate: !fresh };
+}
+
+/**
+ * Creates the intake.
+ *
+ * @example
+ * const intake = createInboundIntake({ sessions, scheduleTurn: (id, key) => turns.schedule(id, key), decisions: inboundQueue, textRepliesDecide });
+ * const { duplicate } = await intake.enqueue(injection); // then answer 202
+ */
+export function createInboundIntake(options: InboundIntakeOptions): InboundIntake {
+  return {
+    enqueue(injection) {
+      if (isDecision(injection, options.textRepliesDecide)) return options.decisions.enqueue(injection);
+      return acceptIntoMailbox(options, injection);
+    },
+  };
+}

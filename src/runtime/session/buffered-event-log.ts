@@ -1,0 +1,36 @@
+/**
+ * An event log that holds a session's entries in memory until `flush`, then writes them as one
+ * stream entry: a turn logs ten or so entries, and writing them one by one was a tenth of all the
+ * Redis commands a message costs. The turn runner flushes before every delivery leaves the
+ * process and when a turn stops running (settled, waiting or failed), so the log is written before
+ * anything it records becomes visible, and in order.
+ *
+ * Only for one process's turns: one turn per session runs at a time (the session lock), so the
+ * entries of a session in one buffer belong to that turn. What a crash loses is what the turn had
+ * not yet shown to anyone.
+ */
+import type { BatchEventLog, EventLog, EventLogEntry } from './event-log.ts';
+
+/** Creates a buffering log over `log`; `read` flushes the session first. */
+export function createBufferedEventLog(log: BatchEventLog): Required<EventLog> {
+  const pending = new Map<string, EventLogEntry[]>();
+  const flush = async (sessionId: string): Promise<void> => {
+    const entries = pending.get(sessionId);
+    if (entries === undefined) return;
+    pending.delete(sessionId);
+    await log.appendAll(sessionId, entries);
+  };
+  return {
+    append(sessionId, entry) {
+      const entries = pending.get(sessionId);
+      if (entries === undefined) pending.set(sessionId, [entry]);
+      else entries.push(entry);
+      return Promise.resolve('');
+    },
+    flush,
+    async read(sessionId, count) {
+      await flush(sessionId);
+      return log.read(sessionId, count);
+    },
+  };
+}

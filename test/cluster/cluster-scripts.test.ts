@@ -1,0 +1,283 @@
+/**
+ * Every Lua script of switchboard runs on a real Redis Cluster without `CROSSSLOT` errors when the
+ * prefix is a hash tag (`{…}`, what `deploymentPrefix` makes on a cluster): each test drives the
+ * module that owns a script through its public functions, then checks that every key it wrote
+ * lives in the prefix's one slot. The census at the end fails when a file defines a script that
+ * no test here exercises.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { createMailboxCursor } from '../../channels/email/mailbox-cursor.ts';
+import { keptSecret } from '../../channels/kit/kept-secret.ts';
+import { fencedHset, fencedSet } from '../../channels/kit/lease/fenced-write.ts';
+import { createLease } from '../../channels/kit/lease/lease.ts';
+import { readLeaseHolder } from '../../channels/kit/lease/lease-keys.ts';
+import { createSmsStore } from '../../channels/sms/sms-store.ts';
+import { createWebEventStore, type LiveWebChatEvent } from '../../channels/web/stream/event-store.ts';
+import { createCloudStatuses } from '../../channels/whatsapp/cloud/statuses.ts';
+import { createServiceWindows } from '../../channels/whatsapp/service-window.ts';
+import { createLinkStateStore } from '../../channels/whatsapp/web/link-state.ts';
+import { createRedisSessionStore } from '../../channels/whatsapp/web/redis-session-store.ts';
+import { createDeliveryFailures } from '../../queues/delivery-failures.ts';
+import { createDeliveryLedger } from '../../queues/delivery-ledger.ts';
+import { createDestinationRateLimit } from '../../queues/destination-rate-limit.ts';
+import { sampleInjection } from '../../queues/queue-test-kit.ts';
+import { closeRedis } from '../../queues/redis-connections.ts';
+import { createSessionLock, sessionLockKey } from '../../queues/session-lock.ts';
+import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
+import { createRedisArtifactStore } from '../../src/runtime/artifacts/redis-artifact-store.ts';
+import { createRedisClient, duplicateRedis } from '../../src/runtime/redis/redis-client.ts';
+import { createSessionStore } from '../../src/runtime/session/session-store.ts';
+import type { TurnRecord } from '../../src/runtime/session/turn-record.ts';
+import { describeOnCluster, keysWithSlots, uniqueClusterPrefix } from '../support/redis-cluster.ts';
+import { uniquePrefix } from '../support/redis.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The files that define Lua scripts, each exercised by a test below. */
+const COVERED_SCRIPT_FILES = [
+  'channels/email/mailbox-cursor.ts',
+  'channels/kit/forward-only.ts',
+  'channels/kit/lease/fenced-write.ts',
+  'channels/kit/lease/lease-scripts.ts',
+  'channels/web/stream/append-script.ts',
+  'channels/whatsapp/service-window.ts',
+  'channels/whatsapp/web/link-state.ts',
+  'channels/whatsapp/web/redis-session-store.ts',
+  'queues/delivery-failures.ts',
+  'queues/delivery-ledger.ts',
+  'queues/destination-rate-limit.ts',
+  'queues/session-lock.ts',
+  'src/runtime/approvals/approval-scripts.ts',
+  'src/runtime/session/session-store.ts',
+];
+
+/** Source files (tests excluded) under `dir`, relative to the repository root. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
+}
+
+function turnRecord(sessionId: string, injection: ReturnType<typeof sampleInjection>): TurnRecord {
+  const now = new Date().toISOString();
+  return {
+    turnId: `turn-${injection.id}`, sessionId, actor: 'main', startedAt: now, deadlineAt: now,
+    step: 0, corrective: 0, handoffs: 0, given: 0, messages: [], status: 'running', emitted: [], dataEvents: [],
+    replyTo: injection.replyTo,
+  };
+}
+
+/** Waits until `ttl()` goes up: a renewal script ran. */
+async function renewed(ttl: () => Promise<number>, what: string): Promise<void> {
+  let last = await ttl();
+  await waitFor(async () => {
+    const now = await ttl();
+    const up = now > last;
+    last = now;
+    return up;
+  }, what, 5_000, 10);
+}
+
+describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
+  let redis: Redis;
+  let prefix = '';
+
+  beforeAll(() => {
+    redis = createRedisClient(cluster().url, { maxRetriesPerRequest: null });
+  });
+  afterAll(async () => {
+    await closeRedis(redis);
+  });
+  beforeEach(() => {
+    prefix = uniqueClusterPrefix('scripts');
+  });
+
+  /** Every key under the prefix is in one slot (and there is at least one). */
+  async function expectOneSlot(): Promise<string[]> {
+    const keys = await keysWithSlots(redis, prefix);
+    expect(keys.length).toBeGreaterThan(0);
+    expect(new Set(keys.map((key) => key.slot)).size).toBe(1);
+    return keys.map((key) => key.key);
+  }
+
+  it('fails with CROSSSLOT without the hash tag: the check below can fail', async () => {
+    const sessions = createSessionStore({ redis, prefix: uniquePrefix('no-tag') });
+    await expect(sessions.accept('s-1', sampleInjection('i-1'))).rejects.toThrow(/CROSSSLOT/);
+  });
+
+  it('session store: accept, begin, steer, finish and the scan of active turns', async () => {
+    const sessions = createSessionStore({ redis, prefix });
+    const first = sampleInjection('i-1');
+    expect(await sessions.accept('s-1', first)).toBe(true);
+    expect(await sessions.accept('s-1', first)).toBe(false);
+    expect(await sessions.accept('s-1', sampleInjection('i-2'))).toBe(true);
+    const turn = await sessions.beginTurn('s-1', (injection) => turnRecord('s-1', injection));
+    expect(turn?.inbox.map((injection) => injection.id)).toEqual(['i-1']);
+    expect((await sessions.steer('s-1')).map((injection) => injection.id)).toEqual(['i-1', 'i-2']);
+    expect((await sessions.activeTurns()).map((record) => record.sessionId)).toEqual(['s-1']);
+    expect(await sessions.hasWork('s-1')).toBe(true);
+    await expectOneSlot();
+    if (turn === undefined) throw new Error('no turn');
+    expect(await sessions.finishTurn(turn.record, [])).toBe(0);
+    expect(await sessions.activeTurns()).toEqual([]);
+  });
+
+  it('session lock: acquire, heartbeat (extend) and release', async () => {
+    const locks = createSessionLock({ redis, prefix, ttlMs: 300 });
+    const lease = await locks.tryAcquire('s-1');
+    if (lease === undefined) throw new Error('lock not taken');
+    expect(await locks.tryAcquire('s-1')).toBeUndefined();
+    await renewed(() => redis.pttl(sessionLockKey(prefix, 's-1')), 'a heartbeat extends the lock');
+    expect(lease.signal.aborted).toBe(false);
+    await expectOneSlot();
+    expect(await lease.release()).toBe(true);
+  });
+
+  it('leases and fenced writes: acquire, renew, fenced SET/HSET, release', async () => {
+    const lease = createLease({ redis, key: `${prefix}:lease:test`, ttlMs: 300, renewEveryMs: 100 });
+    const fence = await lease.acquire();
+    await renewed(async () => (await readLeaseHolder(redis, lease.key))?.ttlMs ?? 0, 'the lease is renewed');
+    await fencedSet(redis, { ...fence, key: `${prefix}:fenced:value`, value: 'v1', ttlMs: 60_000 });
+    await fencedHset(redis, { ...fence, key: `${prefix}:fenced:hash`, fields: { a: 1, b: 'two' } });
+    expect(await redis.get(`${prefix}:fenced:value`)).toBe('v1');
+    expect(await redis.hgetall(`${prefix}:fenced:hash`)).toEqual({ a: '1', b: 'two' });
+    await expectOneSlot();
+    expect(await lease.release()).toBe(true);
+    await expect(fencedSet(redis, { ...fence, key: `${prefix}:fenced:value`, value: 'v2' })).rejects.toMatchObject({ code: 'lease.stale_fence' });
+  });
+
+  it('approval store: create, decide, claim, save the result, expire', async () => {
+    const approvals = createApprovalStore({ redis, prefix });
+    const alice = { channel: 'slack', address: 'U-ALICE', personId: 'alice' } as const;
+    const request = {
+      sessionId: 's-1', turnId: 't-1', actor: 'main', toolName: 'refund', toolCallId: 'toolu_1', args: { amount: 40 },
+      approvers: [alice], requester: { channel: 'web', address: 'web:c-1' }, allowRequester: false, ttlMs: 60_000,
+      replyTo: { channel: 'web', address: 'c-1' },
+    } as const;
+    const record = await approvals.create(request);
+    expect(await approvals.pendingFor(alice)).toHaveLength(1);
+    expect((await approvals.decide({ approvalId: record.approvalId, decision: 'granted', by: alice })).ok).toBe(true);
+    expect(await approvals.claimExecution(record.approvalId)).toEqual({ first: true });
+    await approvals.saveExecution(record.approvalId, { content: 'refunded', isError: false });
+    expect(await approvals.claimExecution(record.approvalId)).toEqual({ first: false, result: { content: 'refunded', isError: false } });
+    const other = await approvals.create({ ...request, toolCallId: 'toolu_2' });
+    expect((await approvals.expire(other.approvalId)).ok).toBe(true);
+    expect((await approvals.list()).map((item) => item.status).sort()).toEqual(['expired', 'granted']);
+    await expectOneSlot();
+  });
+
+  it('web event store: append (XADD + PUBLISH), dedupe, read back, and the live subscription', async () => {
+    const store = createWebEventStore({ redis, keyPrefix: prefix });
+    try {
+      const live: LiveWebChatEvent[] = [];
+      const unsubscribe = await store.subscribe('c-1', (event) => { live.push(event); });
+      const first = await store.append('c-1', { type: 'turn', turnId: 't-1', turnState: 'complete' }, 't-1:settled');
+      expect(await store.append('c-1', { type: 'turn', turnId: 't-1', turnState: 'complete' }, 't-1:settled')).toEqual({ id: first.id, duplicate: true });
+      expect((await store.readAfter('c-1', '0', 10)).map((stored) => stored.id)).toEqual([first.id]);
+      await waitFor(() => live.length === 1, 'the appended event is published to the subscriber');
+      expect(live[0]?.id).toBe(first.id);
+      await unsubscribe();
+      await expectOneSlot();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('forward-only statuses (SMS and WhatsApp Cloud) and the WhatsApp service window', async () => {
+    const sms = createSmsStore({ redis, prefix: `${prefix}:sms:AC1` });
+    const status = { messageSid: 'SM1', status: 'delivered', updatedAt: new Date().toISOString() };
+    expect(await sms.recordStatus({ ...status })).toBe(true);
+    expect(await sms.recordStatus({ ...status, status: 'sent' })).toBe(false);
+    const cloud = createCloudStatuses({ redis, prefix: `${prefix}:whatsapp:cloud` });
+    expect(await cloud.record({ wamid: 'wamid.1', status: 'read', at: new Date().toISOString() })).toBe(true);
+    expect(await cloud.record({ wamid: 'wamid.1', status: 'sent', at: new Date().toISOString() })).toBe(false);
+    const windows = createServiceWindows({ redis, prefix: `${prefix}:whatsapp:123` });
+    await windows.noteInbound('+15550100', new Date());
+    expect(await windows.isOpen('+15550100', new Date())).toBe(true);
+    await expectOneSlot();
+  });
+
+  it('WhatsApp Web: link state, the kept session (fenced RENAME and DEL) and the mailbox cursor', async () => {
+    const lease = createLease({ redis, key: `${prefix}:lease:whatsapp:web-session`, ttlMs: 10_000 });
+    const fence = await lease.acquire();
+    const dataPath = await mkdtemp(join(tmpdir(), 'switchboard-cluster-wa-'));
+    try {
+      const links = createLinkStateStore({ redis, prefix });
+      await links.write(fence, { status: 'ready', number: '+15550100' });
+      expect((await links.read())?.status).toBe('ready');
+      expect(await links.history()).toHaveLength(1);
+      const sessions = createRedisSessionStore({ redis, prefix, fence, dataPath });
+      await writeFile(join(dataPath, 'RemoteAuth.zip'), Buffer.from('zip bytes'));
+      await sessions.save({ session: 'RemoteAuth' });
+      expect(await sessions.sessionExists({ session: 'RemoteAuth' })).toBe(true);
+      const cursor = createMailboxCursor(redis, `${prefix}:email:cursor`);
+      await cursor.advance(fence, { uidValidity: 7, lastUid: 42 });
+      expect(await cursor.load()).toEqual({ uidValidity: 7, lastUid: 42 });
+      await expectOneSlot();
+      await sessions.delete({ session: 'RemoteAuth' });
+      expect(await sessions.sessionExists({ session: 'RemoteAuth' })).toBe(false);
+    } finally {
+      await lease.release();
+      await rm(dataPath, { recursive: true, force: true });
+    }
+  });
+
+  it('delivery ledger, failure log and per-destination rate limit', async () => {
+    const ledger = createDeliveryLedger({ redis, prefix });
+    expect(await ledger.begin('k-1', 'job-1', false)).toEqual({ kind: 'proceed', previous: 'new' });
+    await ledger.recordReceipt('k-1', { providerMessageId: 'm-1' });
+    expect(await ledger.begin('k-1', 'job-2', false)).toMatchObject({ kind: 'sent' });
+    expect(await ledger.begin('k-2', 'job-3', false)).toMatchObject({ kind: 'proceed' });
+    await ledger.recordFailure('k-2', 'refused');
+    expect((await ledger.read('k-2'))?.state).toBe('failed');
+    const failures = createDeliveryFailures({ redis, prefix });
+    await failures.record({
+      failedAt: new Date().toISOString(), channel: 'web', destination: { channel: 'web', address: 'c-1' }, idempotencyKey: 'k-2',
+      attempts: 3, reason: 'exhausted', code: 'delivery.failed', message: 'refused',
+    });
+    expect(await failures.list()).toHaveLength(1);
+    const limit = createDestinationRateLimit({ redis, prefix });
+    expect(await limit.acquire('sms', '+15550100', 'job-a', { max: 1, durationMs: 60_000 })).toBe(0);
+    expect(await limit.acquire('sms', '+15550100', 'job-b', { max: 1, durationMs: 60_000 })).toBeGreaterThan(0);
+    await expectOneSlot();
+    await failures.forget('k-2');
+    expect(await failures.list()).toEqual([]);
+  });
+
+  it('kept secret and artifact store (MULTI)', async () => {
+    const secret = await keptSecret({ redis, prefix, purpose: 'web:secret:session' });
+    expect(await keptSecret({ redis, prefix, purpose: 'web:secret:session' })).toBe(secret);
+    const artifacts = createRedisArtifactStore({ redis, prefix });
+    const meta = await artifacts.put({ name: 'report.txt', mimeType: 'text/plain', bytes: Buffer.from('hello') });
+    expect((await artifacts.get(meta.artifactId))?.bytes.toString()).toBe('hello');
+    await expectOneSlot();
+  });
+
+  it('a blocking duplicate (as the WhatsApp Web outbox makes one) pops on the slot\'s node', async () => {
+    const blocking = duplicateRedis(redis, { lazyConnect: true });
+    try {
+      await blocking.connect();
+      const popped = blocking.blpop(`${prefix}:whatsapp:web:outbox`, 5);
+      await redis.lpush(`${prefix}:whatsapp:web:outbox`, 'request');
+      expect(await popped).toEqual([`${prefix}:whatsapp:web:outbox`, 'request']);
+    } finally {
+      blocking.disconnect();
+    }
+  });
+
+  it('census: every file that defines a Lua script is exercised above', () => {
+    const defining = ['src', 'channels', 'queues']
+      .flatMap(sourceFiles)
+      .filter((file) => file !== join('src', 'runtime', 'redis', 'redis-script.ts'))
+      .filter((file) => /\bdefine(Fenced)?Script\b/.test(readFileSync(join(ROOT, file), 'utf8')))
+      .sort();
+    expect(defining).toEqual(COVERED_SCRIPT_FILES);
+  });
+});
