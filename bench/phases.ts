@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { createBaselineTarget, startBaselineHops } from './baseline.ts';
 import { startChildren, stopChildren } from './children.ts';
 import { closedLoop, openLoop, roundsOfTurns, saturate, type Saturation, type Target } from './load.ts';
-import { commandCounts, commandsBetween, sessionBytes, type SessionBytes } from './redis-usage.ts';
+import { commandCounts, commandsBetween, cpuNow, cpuPerMessage, sessionBytes, type CpuPerMessage, type SessionBytes } from './redis-usage.ts';
 import type { Summary } from './stats.ts';
 import { createSwitchboardTarget, startSwitchboard } from './switchboard.ts';
 
@@ -44,6 +44,8 @@ export interface SystemFigures {
   readonly saturation: Saturation;
   /** Calls per command name during the saturation runs (`saturation.messages` messages). */
   readonly commands: [string, number][];
+  /** CPU time per message during the saturation runs, in microseconds: Redis's, and this process's (load and system). */
+  readonly cpu: CpuPerMessage;
   /** The open-loop rate offered, msg/s. */
   readonly offered: number;
   readonly latency: Summary;
@@ -81,12 +83,14 @@ async function measureSystem(open: OpenTarget, redisUrl: string, plan: Plan): Pr
   const redis = new Redis(redisUrl);
   try {
     const before = await commandCounts(redis);
+    const cpuBefore = await cpuNow(redis);
     const saturation = await saturate(target, plan.saturation, plan.repeats);
+    const cpu = cpuPerMessage(cpuBefore, await cpuNow(redis), saturation.messages);
     const commands = commandsBetween(before, await commandCounts(redis));
     await sleep(300);
     const offered = saturation.throughput * plan.loadShare;
     const latency = await openLoop(paced, 'open', offered, plan.latency, plan.latencyWarmUp);
-    return { saturation, commands, offered, latency };
+    return { saturation, commands, cpu, offered, latency };
   } finally {
     await redis.quit();
   }

@@ -15,6 +15,31 @@ export async function commandCounts(redis: Redis): Promise<CommandCounts> {
   return counts;
 }
 
+/** CPU used so far, in microseconds: the Redis server's (`INFO cpu`, user and system) and this process's. */
+export interface CpuReading {
+  readonly redisUs: number;
+  readonly processUs: number;
+}
+
+/** CPU per message between two readings, in microseconds. */
+export interface CpuPerMessage {
+  readonly redisUs: number;
+  readonly processUs: number;
+}
+
+/** Reads the CPU both Redis and this process have used. */
+export async function cpuNow(redis: Redis): Promise<CpuReading> {
+  const info = await redis.info('cpu');
+  const seconds = (name: string): number => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
+  const usage = process.cpuUsage();
+  return { redisUs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6, processUs: usage.user + usage.system };
+}
+
+/** The CPU of `messages` messages between two readings, per message. */
+export function cpuPerMessage(before: CpuReading, after: CpuReading, messages: number): CpuPerMessage {
+  return { redisUs: (after.redisUs - before.redisUs) / messages, processUs: (after.processUs - before.processUs) / messages };
+}
+
 /** The commands run between two readings, most first, without the reading's own `info`. */
 export function commandsBetween(before: CommandCounts, after: CommandCounts): [string, number][] {
   const diff = [...after].map(([name, calls]): [string, number] => [name, calls - (before.get(name) ?? 0) - (name === 'info' ? 1 : 0)]);

@@ -56,6 +56,10 @@ export function printSystems(baseline: SystemFigures, switchboard: SystemFigures
   out(`   baseline      ${perMessage(baseline.commands, baseline.saturation.messages)}`);
   out(`   switchboard   ${perMessage(switchboard.commands, switchboard.saturation.messages)}`);
   out(`   ratio ${(commandsOf(switchboard) / commandsOf(baseline)).toFixed(2)}x (target at most ${TARGETS.commandsRatio}x)`);
+  out('   CPU per message during the saturation runs: Redis server | this process (load generator and system under test)');
+  for (const [name, figures] of [['baseline   ', baseline], ['switchboard', switchboard]] as const) {
+    out(`   ${name}   ${figures.cpu.redisUs.toFixed(0).padStart(5)} µs | ${figures.cpu.processUs.toFixed(0).padStart(5)} µs`);
+  }
 }
 
 /** Prints figure 4. */

@@ -10,14 +10,12 @@ import { createWebEventStore } from '../channels/web/stream/event-store.ts';
 import { loadEnv } from '../src/config/env.ts';
 import { startService, type Service, type ServiceRole } from '../src/runtime/service/create-service.ts';
 import { createWebClient } from '../test/web/web-client.ts';
+import { createJsonPoster } from './http-post.ts';
 import { instantModel } from './instant-model.ts';
 import type { Target } from './load.ts';
 import type { LatencyTracker } from './stats.ts';
 
 const appDir = fileURLToPath(new URL('../test/fixtures/followup-app/', import.meta.url));
-
-/** Turns each worker process runs at once. */
-const TURN_CONCURRENCY = 32;
 
 /** How a bench switchboard process is started (also the config of `bench-worker.ts`). */
 export interface SwitchboardConfig {
@@ -30,7 +28,7 @@ export interface SwitchboardConfig {
 export async function startSwitchboard(config: SwitchboardConfig): Promise<Service> {
   const { redisUrl, prefix, role } = config;
   const env = loadEnv({ SWITCHBOARD_APP: appDir, LOG_LEVEL: 'silent', REDIS_URL: redisUrl }, { appDir });
-  return startService({ env, role, redisUrl, logger: pino({ level: 'silent' }), prefix, port: 0, model: instantModel, turnConcurrency: TURN_CONCURRENCY });
+  return startService({ env, role, redisUrl, logger: pino({ level: 'silent' }), prefix, port: 0, model: instantModel });
 }
 
 /**
@@ -51,23 +49,27 @@ export async function createSwitchboardTarget(url: string, redisUrl: string, pre
       }),
     ),
   );
+  // Each browser's session (cookie and CSRF token) is made the way the page makes it; the timed
+  // POSTs then go through a lean client carrying the same headers.
   const browsers = await Promise.all(
     ids.map(async () => {
       const browser = createWebClient(url);
-      await browser.session();
-      return browser;
+      const session = await browser.session();
+      return { cookie: browser.cookie ?? '', 'x-csrf-token': session.csrfToken };
     }),
   );
+  const http = createJsonPoster(url);
   return {
     conversations,
     async send(index, key) {
-      const response = await browsers[index]?.post(`/api/chat/${ids[index] ?? ''}/messages`, { text: key, id: key });
-      if (response?.status !== 202) throw new Error(`POST to conversation ${index} answered ${String(response?.status)}: ${JSON.stringify(response?.body)}`);
+      const response = await http.post(`/api/chat/${ids[index] ?? ''}/messages`, { text: key, id: key }, browsers[index] ?? {});
+      if (response.status !== 202) throw new Error(`POST to conversation ${index} answered ${String(response.status)}: ${response.body}`);
     },
     track(next) {
       tracker = next;
     },
     async close() {
+      http.close();
       for (const stop of unsubscribe) await stop();
       await store.close();
       await redis.quit();

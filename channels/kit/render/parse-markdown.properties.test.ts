@@ -14,6 +14,7 @@ function parsed(text: string): unknown {
 const pieces = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom('Lisbon', 'café', 'it’s', 'ok', 'Gate', '94', '2026', 'über', '👋', 'é') },
   { weight: 4, arbitrary: fc.constantFrom(' ', ' ', '\n', '\n\n', '\n\n\n', '.', ',', '?', ':', ';', '"', "'", '/', '%', '$', '€') },
+  { weight: 2, arbitrary: fc.constantFrom('-', '_', 'a_b', 'x-y', '__', '--', '_ok_', '-\n') },
   { weight: 1, arbitrary: fc.constantFrom('*', '_', '#', '-', '+', '1.', '2)', '>', '|', '~', '`', '[', ']', '(', ')', '!', '<', '&', '=', '\\', '@', 'www.', 'https://', '    ', '\t', '  \n') },
 );
 const texts = fc.array(pieces, { minLength: 1, maxLength: 30 }).map((parts) => parts.join(''));
@@ -37,7 +38,8 @@ describe('plainParagraphs', () => {
   it('takes ordinary sentences and paragraphs, and declines anything with syntax', () => {
     expect(plainParagraphs('Looking into it now.')).toBeDefined();
     expect(plainParagraphs('Your flight is booked.\n\nGate 12, boarding at 9:40.')).toBeDefined();
-    for (const text of ['**bold**', 'see www.example.com', '1. first', '  indented', 'a  \nb', 'mail ada@example.com', 'x & y']) {
+    expect(plainParagraphs('re bench-3_12, a well-known snake_case word')).toBeDefined();
+    for (const text of ['**bold**', 'see www.example.com', '1. first', '  indented', 'a  \nb', 'mail ada@example.com', 'x & y', '- item', '_em_', 'a _b_ c', '---']) {
       expect(plainParagraphs(text)).toBeUndefined();
     }
   });

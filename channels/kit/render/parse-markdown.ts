@@ -15,12 +15,16 @@ const GFM_TREE = [gfmFromMarkdown()];
 
 /**
  * Text that cannot hold any markdown: letters, digits, spaces and punctuation that has no meaning
- * in CommonMark or GFM (no `\ ` * _ [ ] ( ) # + - ! < > | ~ & =`, no `@` or `www.` or `://` that
- * could be autolinks, no tab).
+ * in CommonMark or GFM (no `\ ` * [ ] ( ) # + ! < > | ~ & =`, no `@` or `www.` or `://` that could
+ * be autolinks, no tab); `-` and `_` only where they mean nothing (see {@link LINE_EDGES}).
  */
-const NO_SYNTAX = /^[^\\`*_[\]()#+\-!<>|~&=@\t\r]*$/u;
-/** What would change the parse: leading or trailing blanks, an indent, spaces before a line end, an ordered-list number, an autolink. */
-const LINE_EDGES = /^\s|\n | \n|\s$|(^|\n)\d+[.)]|www\.|:\/\//u;
+const NO_SYNTAX = /^[^\\`*[\]()#+!<>|~&=@\t\r]*$/u;
+/**
+ * What would change the parse: leading or trailing blanks, an indent, spaces before a line end, a
+ * line starting with `-` or an ordered-list number, a `_` not between two letters or digits, an
+ * autolink.
+ */
+const LINE_EDGES = /^\s|\n | \n|\s$|(^|\n)(\d+[.)]|-)|(^|[^\p{L}\p{N}])_|_($|[^\p{L}\p{N}])|www\.|:\/\//u;
 
 /**
  * The tree of text with no markdown in it (most short answers: acknowledgements, one-line replies)

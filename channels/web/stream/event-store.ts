@@ -50,8 +50,9 @@ export interface WebEventStoreOptions {
   readonly maxLen?: number;
   /**
    * How many of a conversation's latest events an append searches for an earlier copy with the same
-   * idempotency key. Default 64: a retried delivery comes within seconds of its first try, while at
-   * most a few events of the same conversation can come in between.
+   * idempotency key (their digests are kept in `<keyPrefix>:web-recent:<conversationId>`, a list of
+   * at most this many short entries). Default 32: a retried delivery comes within seconds of its
+   * first try, while at most a few events of the same conversation can come in between.
    */
   readonly idempotencyWindow?: number;
   /**
@@ -84,7 +85,7 @@ export interface WebEventStore {
 }
 
 const DEFAULT_MAX_LEN = 2000;
-const DEFAULT_IDEMPOTENCY_WINDOW = 64;
+const DEFAULT_IDEMPOTENCY_WINDOW = 32;
 
 /**
  * Creates the web chat event store.
@@ -124,6 +125,7 @@ export function createWebEventStore(options: WebEventStoreOptions): WebEventStor
       if (idempotencyKey.length === 0) throw new SwitchboardError('internal', 'An idempotency key is required.');
       return runAppendScript(redis, {
         streamKey: streamKey(conversationId),
+        recentKey: `${keyPrefix}:web-recent:${checked(conversationId)}`,
         channel: channelOf(conversationId),
         eventJson: JSON.stringify(event),
         idempotencyKey,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../model/model-types.ts';
 import { DEFAULT_ACTOR_LIMITS } from './actor-config.ts';
-import { buildModelRequest, joinSameRole, trimHistory } from './model-request.ts';
+import { buildModelRequest, joinSameRole, trimHistory, trimJoinedHistory } from './model-request.ts';
 
 const text = (role: 'user' | 'assistant', value: string): ModelMessage => ({ role, content: [{ type: 'text', text: value }] });
 const toolUse = (id: string): ModelMessage => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'respond', input: { pad: 'x'.repeat(400) } }] });
@@ -29,6 +29,14 @@ describe('history within a token budget', () => {
 
   it('keeps nothing when not even the last turn fits', () => {
     expect(trimHistory(history, 10)).toEqual([]);
+  });
+
+  it('trims a history and a turn\'s new messages as one list, whatever the budget', () => {
+    const before = history.slice(0, 3);
+    const added = history.slice(3);
+    for (const budget of [10, 250, 400, 100_000]) {
+      expect(trimJoinedHistory(before, added, budget)).toEqual(trimHistory(history, budget));
+    }
   });
 });
 

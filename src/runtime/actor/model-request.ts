@@ -4,9 +4,31 @@ import type { ActorConfig } from './actor-config.ts';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
+/** Characters of each list already measured: lists are never changed, and a turn measures its history at every step. */
+const measured = new WeakMap<readonly ModelMessage[], number>();
+
 /** Rough token estimate of a message list: 4 characters ≈ 1 token. */
 export function estimateTokens(messages: readonly ModelMessage[]): number {
-  return Math.ceil(JSON.stringify(messages).length / 4);
+  let chars = measured.get(messages);
+  if (chars === undefined) {
+    chars = JSON.stringify(messages).length;
+    measured.set(messages, chars);
+  }
+  return Math.ceil(chars / 4);
+}
+
+/**
+ * Records that `messages` is `chars` characters of JSON (as read from the store, where it was kept
+ * as `JSON.stringify(messages)`), so {@link estimateTokens} need not serialise it again.
+ */
+export function rememberSize(messages: readonly ModelMessage[], chars: number): void {
+  measured.set(messages, chars);
+}
+
+/** {@link trimHistory} of `history` followed by `added`, measuring each part once. */
+export function trimJoinedHistory(history: readonly ModelMessage[], added: readonly ModelMessage[], budgetTokens: number): ModelMessage[] {
+  if (estimateTokens(history) + estimateTokens(added) <= budgetTokens) return [...history, ...added];
+  return trimHistory([...history, ...added], budgetTokens);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { EmittedPart } from '../session/turn-record.ts';
 import type { LiveTurn } from './live-turn.ts';
-import { trimHistory } from './model-request.ts';
+import { trimJoinedHistory } from './model-request.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 /** History budget, in tokens, of an actor that sets none. The stored history keeps twice this. */
@@ -40,7 +40,7 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
     await deps.store.saveTurn(record);
     await deps.output.settle(record, turnState);
     const budget = deps.actors.get(record.actor)?.config.limits.historyTokenBudget ?? DEFAULT_HISTORY_TOKEN_BUDGET;
-    turn.waitingAfter = await deps.store.finishTurn(record, trimHistory([...turn.history, ...record.messages], budget * 2));
+    turn.waitingAfter = await deps.store.finishTurn(record, trimJoinedHistory(turn.history, record.messages, budget * 2));
     await deps.log.append(record.sessionId, { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } });
   };
   const fail = async (reason: string, text: string): Promise<void> => {

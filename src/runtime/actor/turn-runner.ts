@@ -6,6 +6,7 @@ import type { TurnInProgress } from '../session/session-store.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
 import { applyResponse, suspendForApprovals } from './apply-response.ts';
 import { lockLost, type LiveTurn, type TurnExit } from './live-turn.ts';
+import { rememberSize } from './model-request.ts';
 import { callModel } from './model-step.ts';
 import { resumeTurn } from './resume-turn.ts';
 import { turnEnd, type TurnScope } from './turn-end.ts';
@@ -95,11 +96,11 @@ async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSigna
   }
 }
 
-/** Reads the history the turn builds on and logs `turn_started` (or `turn_resumed`, found in the store). */
+/** Logs `turn_started` (or `turn_resumed`, found in the store) and makes the live turn. */
 async function openTurn(deps: TurnRunnerDeps, progress: TurnInProgress): Promise<LiveTurn> {
   const { record } = progress;
-  const history = await deps.store.history(record.sessionId);
+  rememberSize(progress.history, progress.historyChars);
   const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
   await deps.log.append(record.sessionId, { type: progress.resumed ? 'turn_resumed' : 'turn_started', turnId: record.turnId, actor: record.actor, data: { step: record.step, worker } });
-  return { record, inbox: progress.inbox, history };
+  return { record, inbox: progress.inbox, history: progress.history };
 }

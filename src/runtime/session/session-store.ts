@@ -24,6 +24,10 @@ export interface SessionStoreOptions {
 export interface TurnInProgress {
   readonly record: TurnRecord;
   readonly inbox: readonly Injection[];
+  /** The conversation history before the turn, read with it. */
+  readonly history: readonly ModelMessage[];
+  /** How long the history's JSON is, in characters (a measure of its size without serialising it again). */
+  readonly historyChars: number;
   /** True when the record was found in Redis (another worker's turn, resumed), false when new. */
   readonly resumed: boolean;
 }
@@ -32,15 +36,19 @@ export interface TurnInProgress {
  * A session's durable state in Redis: the mailbox of injections not yet taken by a turn, the
  * running turn, its inbox, and the conversation history.
  *
- * Keys (`<p>` the prefix, `<s>` the session id): `<p>:s:<s>:pending` (list), `<p>:s:<s>:inbox` (list),
- * `<p>:s:<s>:turn` (JSON), `<p>:s:<s>:history` (JSON), `<p>:inj:<injection id>` (de-duplication).
+ * Keys (`<p>` the prefix, `<s>` the session id) and what bounds each: `<p>:s:<s>:pending` (list;
+ * emptied by the next turn), `<p>:s:<s>:inbox` (list) and `<p>:s:<s>:turn` (JSON) (both deleted
+ * when the turn finishes), `<p>:s:<s>:history` (JSON, trimmed to the actor's token budget by the
+ * runner, expires `historyTtlSeconds` after the last turn), `<p>:inj:<injection id>`
+ * (de-duplication, expires after `dedupeTtlSeconds`).
  */
 export interface SessionStore {
   /** Puts an injection in the session's mailbox once; `false` when this id was seen before. */
   accept(sessionId: string, injection: Injection): Promise<boolean>;
   /**
    * The session's running turn (resumed), or a new one made by `create` from the oldest waiting
-   * injection, or `undefined` when there is nothing to do.
+   * injection, or `undefined` when there is nothing to do; with the history, in two round trips at
+   * most (one read script, then the new record's save).
    */
   beginTurn(sessionId: string, create: (first: Injection) => TurnRecord): Promise<TurnInProgress | undefined>;
   /** Moves every waiting injection into the running turn's inbox and returns the whole inbox. */
@@ -67,6 +75,20 @@ export interface SessionStore {
    */
   hasWork(sessionId: string, approvalsReady?: (turn: TurnRecord) => Promise<boolean>): Promise<boolean>;
 }
+
+/**
+ * Reads what a turn starts from: the running turn, its inbox (the oldest waiting injection moved in
+ * when there is no turn and no inbox) and the history. `false` when there is nothing to do.
+ */
+const BEGIN_SCRIPT = defineScript(`
+local turn = redis.call('GET', KEYS[1])
+local inbox = redis.call('LRANGE', KEYS[2], 0, -1)
+if not turn and #inbox == 0 then
+  local moved = redis.call('LMOVE', KEYS[3], KEYS[2], 'LEFT', 'RIGHT')
+  if not moved then return false end
+  inbox = { moved }
+end
+return { turn or '', inbox, redis.call('GET', KEYS[4]) or '' }`);
 
 /** Stores the history with its idle expiry, drops the turn and its inbox, answers the mailbox length. */
 const FINISH_SCRIPT = defineScript(`
@@ -102,24 +124,19 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     },
 
     async beginTurn(sessionId, create) {
-      const [turnRaw, inboxRaw] = await Promise.all([
-        redis.get(key(sessionId, 'turn')),
-        redis.lrange(key(sessionId, 'inbox'), 0, -1),
-      ]);
-      if (turnRaw !== null) {
-        return { record: JSON.parse(turnRaw) as TurnRecord, inbox: parseInjections(inboxRaw), resumed: true };
-      }
-      let inbox = parseInjections(inboxRaw);
-      if (inbox.length === 0) {
-        const moved = (await redis.lmove(key(sessionId, 'pending'), key(sessionId, 'inbox'), 'LEFT', 'RIGHT')) as string | null;
-        if (moved === null) return undefined;
-        inbox = parseInjections([moved]);
-      }
+      const keys = ['turn', 'inbox', 'pending', 'history'].map((part) => key(sessionId, part));
+      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [])) as [string, string[], string] | null;
+      if (reply === null) return undefined;
+      const [turnRaw, inboxRaw, historyRaw] = reply;
+      const inbox = parseInjections(inboxRaw);
+      const history = historyRaw === '' ? [] : (JSON.parse(historyRaw) as ModelMessage[]);
+      const historyChars = historyRaw === '' ? 2 : historyRaw.length;
+      if (turnRaw !== '') return { record: JSON.parse(turnRaw) as TurnRecord, inbox, history, historyChars, resumed: true };
       const first = inbox[0];
       if (first === undefined) return undefined;
       const record = create(first);
       await redis.set(key(sessionId, 'turn'), JSON.stringify(record));
-      return { record, inbox, resumed: false };
+      return { record, inbox, history, historyChars, resumed: false };
     },
 
     async steer(sessionId) {
