@@ -26,4 +26,10 @@ describe('decodeEntities', () => {
     const kept = '&AUML; &unknown; & amp;';
     expect(decodeEntities(kept)).toBe(kept);
   });
+
+  it('keeps names of inherited object properties as written', () => {
+    // Counterexample found by visible-text.properties.test.ts: it was decoded to "function Object() { [native code] }".
+    expect(decodeEntities('&constructor; &toString;')).toBe('&constructor; &toString;');
+    expect(htmlToText('<p>&hasOwnProperty;</p>')).toBe('&hasOwnProperty;\n');
+  });
 });

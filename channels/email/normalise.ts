@@ -7,7 +7,8 @@
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
 import type { Destination, Injection } from '../../src/runtime/injection.ts';
-import type { EmailEvent } from './email-event.ts';
+import { isAttachmentList, isIsoDateTime, isNonEmptyString, isOptionalString, uncheckedFields } from '../kit/event-checks.ts';
+import type { ApprovalReplyFacts, EmailEvent } from './email-event.ts';
 
 /** What normalising needs besides the event. */
 export interface EmailNormaliseOptions {
@@ -17,21 +18,34 @@ export interface EmailNormaliseOptions {
   readonly botAddress: string;
 }
 
+/** Whether `value` is one of the two shapes of {@link ApprovalReplyFacts}, and nothing in between. */
+function isApprovalFacts(value: unknown): value is ApprovalReplyFacts {
+  const facts = uncheckedFields(value);
+  if (facts === undefined) return false;
+  const { approvalId, decision, answer } = facts;
+  if ('answer' in facts) return typeof answer === 'string' && !('decision' in facts) && (approvalId === undefined || isNonEmptyString(approvalId));
+  return isNonEmptyString(approvalId) && (decision === 'granted' || decision === 'denied');
+}
+
 function isEmailEvent(value: unknown): value is EmailEvent {
-  if (typeof value !== 'object' || value === null) return false;
-  const event = value as Partial<Record<keyof EmailEvent, unknown>>;
-  const strings = [event.messageId, event.from, event.conversationKey, event.receivedAt, event.basis];
+  const event = uncheckedFields(value);
+  if (event === undefined) return false;
+  const { from, approval } = event;
   return (
-    event.type === 'email' &&
-    Number.isSafeInteger(event.uidValidity) &&
-    Number.isSafeInteger(event.uid) &&
-    strings.every((field) => typeof field === 'string' && field !== '') &&
-    typeof event.text === 'string' &&
-    typeof event.subject === 'string' &&
-    typeof event.references === 'string' &&
-    typeof event.verified === 'boolean' &&
-    Array.isArray(event.attachments) &&
-    (event.from as string).includes('@')
+    event['type'] === 'email' &&
+    Number.isSafeInteger(event['uidValidity']) &&
+    Number.isSafeInteger(event['uid']) &&
+    [event['messageId'], from, event['conversationKey'], event['basis']].every(isNonEmptyString) &&
+    typeof from === 'string' &&
+    from.includes('@') &&
+    isOptionalString(event['fromName']) &&
+    typeof event['text'] === 'string' &&
+    typeof event['subject'] === 'string' &&
+    typeof event['references'] === 'string' &&
+    typeof event['verified'] === 'boolean' &&
+    isAttachmentList(event['attachments']) &&
+    (approval === undefined || isApprovalFacts(approval)) &&
+    isIsoDateTime(event['receivedAt'])
   );
 }
 
@@ -43,23 +57,25 @@ function replyTo(event: EmailEvent): Destination {
   };
 }
 
-function approvalData(event: EmailEvent): Readonly<Record<string, unknown>> | undefined {
-  const { approval } = event;
+/** The injection's data of an approval reply: only the fields of its shape. */
+function approvalData(approval: ApprovalReplyFacts | undefined): Readonly<Record<string, unknown>> | undefined {
   if (approval === undefined) return undefined;
-  return 'answer' in approval ? { answer: approval.answer, ...(approval.approvalId === undefined ? {} : { approvalId: approval.approvalId }) } : { ...approval };
+  if ('answer' in approval) return { answer: approval.answer, ...(approval.approvalId === undefined ? {} : { approvalId: approval.approvalId }) };
+  return { approvalId: approval.approvalId, decision: approval.decision };
 }
 
 /**
  * Normalises one mail; `undefined` for the bot's own mail.
  *
- * @throws SwitchboardError `channel.invalid` for anything that is not an {@link EmailEvent}.
+ * @throws SwitchboardError `channel.invalid` for anything that is not an {@link EmailEvent}, every
+ *   field checked (an approval reply is one of its two shapes, `receivedAt` an ISO 8601 date-time).
  */
 export function normaliseEmailEvent(event: unknown, options: EmailNormaliseOptions): Injection | undefined {
   if (!isEmailEvent(event)) throw new SwitchboardError('channel.invalid', 'Not an email event.', { details: { channel: 'email' } });
   if (event.from === options.botAddress) return undefined;
   const person = options.people.find((candidate) => candidate.addresses.email.includes(event.from));
   const displayName = person?.name ?? event.fromName;
-  const data = approvalData(event);
+  const data = approvalData(event.approval);
   return {
     id: `email:${event.uidValidity}-${event.uid}`,
     kind: data === undefined ? 'message' : 'approval-response',

@@ -58,4 +58,24 @@ describe('the Slack intake', () => {
     expect(await intake({ body: 'not json', contentType: 'application/json' }, {})).toEqual({ kind: 'unreadable' });
     expect(enqueued).toEqual([]);
   });
+
+  it('ignores an event the normaliser cannot read, without keeping its files, instead of rejecting (which Slack retries)', async () => {
+    // Counterexample found by intake.properties.test.ts: a signed click from team " " rejected with channel.invalid.
+    const keptFiles: string[] = [];
+    const { intake, enqueued } = intakeWith({ keepFiles: (files) => { keptFiles.push(...files.map((shared) => shared.name)); return Promise.resolve([]); } });
+    const click = {
+      type: 'block_actions',
+      user: { id: 'U00' },
+      team: { id: ' ' },
+      channel: { id: 'C00' },
+      message: { ts: '0.000000' },
+      actions: [{ action_id: 'approval.approve', value: JSON.stringify({ approvalId: 'a--_aa_a-___0-A00A-_-_' }), action_ts: '0.000000' }],
+    };
+    expect(await intake({ envelope: click }, {})).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('cannot be read') as unknown });
+    const lowerCase = eventCallback({ ...dmMessage({ user: 'U0ADA0001', text: 'hi', channel: 'd0ada0001', ts: '1700000000.000100' }), subtype: 'file_share', files: [file] }, { eventId: 'Ev0INTAKE02' });
+    expect(await intake({ envelope: lowerCase }, {})).toMatchObject({ kind: 'ignored' });
+    expect(enqueued).toEqual([]);
+    expect(keptFiles).toEqual([]);
+  });
 });
+

@@ -3,9 +3,11 @@
  * `/slack/events` or a Socket Mode envelope): read it, keep the files shared with a message,
  * normalise, enqueue, and remember the thread the bot is now in. The caller answers Slack only
  * after this settled: a rejection (the enqueue failed) means Slack must deliver it again. A
- * redelivered `event_id` or click is the same injection and is dropped at enqueue.
+ * redelivered `event_id` or click is the same injection and is dropped at enqueue; an event the
+ * normaliser cannot read is ignored (logged), never retried.
  */
 import type { Logger } from 'pino';
+import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { readSlackJson, readSlackPayload, type ReadContext, type SlackIntent } from './read-payload.ts';
 import type { SlackSharedFile } from './slack-event.ts';
@@ -43,6 +45,19 @@ function read(input: SlackPayloadInput, context: ReadContext): Promise<SlackInte
 
 const unkept = (files: readonly SlackSharedFile[]): Promise<string[]> => Promise.resolve(files.map((file) => `(The file ${file.name} shared in Slack was not kept.)`));
 
+/**
+ * The injection of `event`, or why it has none. An event the normaliser refuses (`channel.invalid`)
+ * is ignored, not retried: Slack would deliver the same unreadable event again and again.
+ */
+function injectionOf(normalise: SlackIntakeOptions['normalise'], event: unknown): { readonly injection: Injection } | { readonly reason: string } {
+  try {
+    return { injection: normalise(event) };
+  } catch (error) {
+    if (error instanceof SwitchboardError && error.code === 'channel.invalid') return { reason: `an event that cannot be read: ${error.message}` };
+    throw error;
+  }
+}
+
 /** Creates the intake the HTTP route and the Socket Mode listener share. */
 export function createSlackIntake(options: SlackIntakeOptions): SlackIntake {
   const keepFiles = options.keepFiles ?? unkept;
@@ -50,14 +65,20 @@ export function createSlackIntake(options: SlackIntakeOptions): SlackIntake {
     const context = { botUserId: await options.botUserId(), botInThread: options.store.inThread, now: options.clock() };
     const intent = await read(input, context);
     if (intent === undefined) return { kind: 'unreadable' };
-    if (intent.kind === 'challenge' || intent.kind === 'ignored') {
-      if (intent.kind === 'ignored') options.logger.info({ ...log, channel: 'slack', reason: intent.reason }, 'slack: ignored');
-      return intent;
-    }
-    const notes = intent.kind === 'message' && intent.files.length > 0 ? await keepFiles(intent.files) : [];
-    const via = 'envelope' in input ? { via: 'socket' as const } : {};
-    const event = intent.kind === 'message' ? { ...intent.event, ...via, notes: [...intent.event.notes, ...notes] } : { ...intent.event, ...via };
-    const injection = options.normalise(event);
+    if (intent.kind === 'challenge') return intent;
+    const ignore = (reason: string): SlackIntakeOutcome => {
+      options.logger.info({ ...log, channel: 'slack', reason }, 'slack: ignored');
+      return { kind: 'ignored', reason };
+    };
+    if (intent.kind === 'ignored') return ignore(intent.reason);
+    const event = { ...intent.event, ...('envelope' in input ? { via: 'socket' as const } : {}) };
+    // Checked before its files are kept: an event that starts nothing keeps nothing.
+    const checked = injectionOf(options.normalise, event);
+    if ('reason' in checked) return ignore(checked.reason);
+    const injection =
+      intent.kind === 'message' && intent.files.length > 0
+        ? options.normalise({ ...event, notes: [...intent.event.notes, ...(await keepFiles(intent.files))] })
+        : checked.injection;
     const { duplicate } = await options.enqueue(injection);
     if (intent.kind === 'message') await options.store.joinThread(intent.event.teamId, intent.event.channel, intent.event.threadTs ?? intent.event.ts);
     options.logger.info({ ...log, channel: 'slack', injection: injection.id, duplicate }, 'slack: taken in');

@@ -8,7 +8,8 @@
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
-import type { SlackApprovalClick, SlackEvent, SlackMessageEvent } from './slack-event.ts';
+import { isIsoDateTime, isNonEmptyString, isStringList, uncheckedFields, type UncheckedFields } from '../kit/event-checks.ts';
+import type { SlackEvent } from './slack-event.ts';
 
 /** What normalising needs besides the event. */
 export interface SlackNormaliseOptions {
@@ -19,20 +20,39 @@ export interface SlackNormaliseOptions {
 const ID = /^[A-Z0-9]{2,}$/;
 const TS = /^\d+\.\d+$/;
 
-function isMessage(value: Partial<Record<keyof SlackMessageEvent, unknown>>): value is SlackMessageEvent {
-  return value.type === 'slack-message' && typeof value.eventId === 'string' && typeof value.text === 'string' && typeof value.ts === 'string' && TS.test(value.ts) && Array.isArray(value.notes);
+const isId = (value: unknown): boolean => typeof value === 'string' && ID.test(value);
+const isTs = (value: unknown): value is string => typeof value === 'string' && TS.test(value);
+
+/** The fields both kinds share: the ids, an optional thread, `via` and `receivedAt`. */
+function isCommon(value: UncheckedFields): boolean {
+  const { threadTs, via } = value;
+  return (
+    [value['teamId'], value['channel'], value['user']].every(isId) &&
+    (threadTs === undefined || isTs(threadTs)) &&
+    (via === undefined || via === 'socket') &&
+    isIsoDateTime(value['receivedAt'])
+  );
 }
 
-function isClick(value: Partial<Record<keyof SlackApprovalClick, unknown>>): value is SlackApprovalClick {
-  return value.type === 'slack-approval' && typeof value.actionTs === 'string' && typeof value.approvalId === 'string' && (value.decision === 'granted' || value.decision === 'denied');
+function isMessage(value: UncheckedFields): boolean {
+  return value['type'] === 'slack-message' && isNonEmptyString(value['eventId']) && typeof value['text'] === 'string' && isTs(value['ts']) && isStringList(value['notes']);
+}
+
+function isClick(value: UncheckedFields): boolean {
+  const { decision, argsHash } = value;
+  return (
+    value['type'] === 'slack-approval' &&
+    isNonEmptyString(value['actionTs']) &&
+    isTs(value['messageTs']) &&
+    isNonEmptyString(value['approvalId']) &&
+    (decision === 'granted' || decision === 'denied') &&
+    (argsHash === undefined || isNonEmptyString(argsHash))
+  );
 }
 
 function checked(event: unknown): SlackEvent {
-  if (typeof event === 'object' && event !== null) {
-    const value = event as Partial<Record<string, unknown>>;
-    const idsOk = [value['teamId'], value['channel'], value['user']].every((id) => typeof id === 'string' && ID.test(id));
-    if (idsOk && (isMessage(value) || isClick(value))) return value;
-  }
+  const value = uncheckedFields(event);
+  if (value !== undefined && isCommon(value) && (isMessage(value) || isClick(value))) return event as SlackEvent;
   throw new SwitchboardError('channel.invalid', 'Not a Slack event.', { details: { channel: 'slack' } });
 }
 
@@ -46,7 +66,8 @@ function sender(event: SlackEvent, people: readonly Person[]): Injection['sender
 /**
  * Normalises one event.
  *
- * @throws SwitchboardError `channel.invalid` for anything that is not a {@link SlackEvent}.
+ * @throws SwitchboardError `channel.invalid` for anything that is not a {@link SlackEvent}, every
+ *   field checked (ids, `ts` values, notes, `receivedAt` an ISO 8601 date-time).
  */
 export function normaliseSlackEvent(event: unknown, options: SlackNormaliseOptions): Injection {
   const slack = checked(event);

@@ -85,4 +85,17 @@ describe('the SMS webhook', () => {
     expect(help.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Message>Fares &amp; &lt;times&gt;: reply STOP to stop.</Message></Response>');
     expect(taken).toEqual([]);
   });
+
+  it('answers 400 to a signed message whose sender is no number, before keywords, media or enqueue', async () => {
+    // Counterexample found by inbound.properties.test.ts: `From=` made the normaliser throw, so the route answered 500.
+    const taken: Injection[] = [];
+    const lookups: string[] = [];
+    const url = await start((injection) => { taken.push(injection); return Promise.resolve({ duplicate: false }); }, memoryStore(new Set(), lookups));
+    for (const from of ['', 'MyBank', '12345']) {
+      const answer = await post(url, inboundSmsParams({ from, to: '+15005550006', body: 'yes', accountSid: ACCOUNT }));
+      expect(answer.status).toBe(400);
+    }
+    expect(taken).toEqual([]);
+    expect(lookups).toEqual([]);
+  });
 });

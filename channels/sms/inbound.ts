@@ -10,6 +10,7 @@ import type { Route } from '../../src/runtime/http/router.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { inboundKeyword } from './keywords.ts';
 import { keepMedia, type MediaOptions } from './media.ts';
+import { isSmsAddress } from './sms-payload.ts';
 import type { SmsStore } from './sms-store.ts';
 import { EMPTY_TWIML, messageTwiml, readTwilioWebhook, type WebhookCheck, type WebhookParams } from './webhook.ts';
 
@@ -40,7 +41,9 @@ function bare(address: string): string {
 
 /** Why an inbound webhook is refused after its signature checked out, or `undefined`. */
 function inboundProblem(params: WebhookParams, ourNumber: string | undefined): { status: 400 | 403; reason: string } | undefined {
-  if (!/^[A-Z]{2}[0-9a-f]{32}$/.test(params['MessageSid'] ?? '') || params['From'] === undefined) return { status: 400, reason: 'not an inbound message' };
+  if (!/^[A-Z]{2}[0-9a-f]{32}$/.test(params['MessageSid'] ?? '')) return { status: 400, reason: 'not an inbound message' };
+  // Checked before the keywords and the media, as the normaliser will: a sender that is no number starts nothing.
+  if (!isSmsAddress(params['From'] ?? '')) return { status: 400, reason: 'not an inbound message: From is not a number' };
   if (ourNumber !== undefined && bare(params['To'] ?? '') !== ourNumber) return { status: 403, reason: 'sent to a number that is not ours' };
   return undefined;
 }

@@ -8,8 +8,10 @@
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
+import { isAttachmentList, isIsoDateTime, isNonEmptyString, isStringList, uncheckedFields } from '../kit/event-checks.ts';
 import { attachedLine } from '../kit/kept-files.ts';
 import type { SmsEvent } from './sms-event.ts';
+import { isSmsAddress } from './sms-payload.ts';
 
 /** What normalising needs besides the event. */
 export interface SmsNormaliseOptions {
@@ -17,17 +19,17 @@ export interface SmsNormaliseOptions {
   readonly tenantId: string;
 }
 
-const ADDRESS = /^(whatsapp:)?\+[1-9][0-9]{1,14}$/;
-
 function isSmsEvent(value: unknown): value is SmsEvent {
-  if (typeof value !== 'object' || value === null) return false;
-  const event = value as Partial<Record<keyof SmsEvent, unknown>>;
+  const event = uncheckedFields(value);
+  if (event === undefined) return false;
+  const { messageSid, from, idempotencyToken } = event;
   return (
-    event.type === 'sms' &&
-    typeof event.messageSid === 'string' && /^[A-Z]{2}[0-9a-f]{32}$/.test(event.messageSid) &&
-    typeof event.from === 'string' && ADDRESS.test(event.from) &&
-    typeof event.to === 'string' && typeof event.body === 'string' && typeof event.receivedAt === 'string' &&
-    Array.isArray(event.attachments) && Array.isArray(event.notes)
+    event['type'] === 'sms' &&
+    typeof messageSid === 'string' && /^[A-Z]{2}[0-9a-f]{32}$/.test(messageSid) &&
+    typeof from === 'string' && isSmsAddress(from) &&
+    (idempotencyToken === undefined || isNonEmptyString(idempotencyToken)) &&
+    typeof event['to'] === 'string' && typeof event['body'] === 'string' && isIsoDateTime(event['receivedAt']) &&
+    isAttachmentList(event['attachments']) && isStringList(event['notes'])
   );
 }
 
@@ -47,7 +49,8 @@ function textOf(event: SmsEvent): string {
 /**
  * Normalises one inbound message.
  *
- * @throws SwitchboardError `channel.invalid` for anything that is not an {@link SmsEvent}.
+ * @throws SwitchboardError `channel.invalid` for anything that is not an {@link SmsEvent}, every
+ *   field checked (each attachment and note, `receivedAt` an ISO 8601 date-time).
  */
 export function normaliseSmsEvent(event: unknown, options: SmsNormaliseOptions): Injection {
   if (!isSmsEvent(event)) throw new SwitchboardError('channel.invalid', 'Not an SMS event.', { details: { channel: 'sms' } });

@@ -34,6 +34,11 @@ const KINDS: ReadonlySet<string> = new Set(['answer', 'approval-request', 'appro
 
 const ADDRESS = /^(?:whatsapp:)?\+[1-9][0-9]{1,14}$/;
 
+/** Whether `address` is one Twilio delivers for: an E.164 number (`+447700900123`), or one with the `whatsapp:` prefix. */
+export function isSmsAddress(address: string): boolean {
+  return ADDRESS.test(address);
+}
+
 /** Whether `address` is a WhatsApp address through Twilio (`whatsapp:+E.164`, prefix in lower case as Twilio writes it). */
 export function isWhatsAppAddress(address: string): boolean {
   return address.startsWith('whatsapp:');

@@ -9,6 +9,9 @@
  * last one sent, then live events as they come. A live event whose predecessor was not the last
  * one sent (a pub/sub message was lost, e.g. while the subscriber reconnected) starts the same
  * catch-up from the stream; so does every heartbeat, for a loss with no event after it yet.
+ *
+ * Open streams are capped per browser identity and per process (`stream-slots.ts`): one over
+ * either cap is refused with 429 `http.too_many_streams` and `Retry-After` (`HEAD` tells the same).
  */
 
 import type { IncomingMessage } from 'node:http';
@@ -18,6 +21,7 @@ import { isConversationId } from './conversation-id.ts';
 import { compareStreamIds, isStreamId } from './stream/stream-id.ts';
 import type { LiveWebChatEvent, StoredWebChatEvent, Unsubscribe, WebEventStore } from './stream/event-store.ts';
 import type { WebIdentity } from './identity/web-identity.ts';
+import type { StreamSlots } from './stream/stream-slots.ts';
 
 /** Options of {@link createWebEventsRoute}. */
 export interface WebEventsRouteOptions {
@@ -28,6 +32,8 @@ export interface WebEventsRouteOptions {
   readonly heartbeatMs: number;
   /** Events read per backlog page. Default 500. */
   readonly pageSize?: number;
+  /** The process's open-stream counters (per identity and in total); every stream takes a slot. */
+  readonly slots: StreamSlots;
 }
 
 /** How long the browser waits before reconnecting, in milliseconds (sent as `retry:`). */
@@ -76,22 +82,27 @@ export function createWebEventsRoute(options: WebEventsRouteOptions): Route {
       let lastSent = resumePoint(req, url);
       await options.identity.owners.claim(conversationId, session.identity);
       if (req.method === 'HEAD') {
+        options.slots.check(session.identity);
         res.writeHead(200, SSE_HEADERS);
         res.end();
         return;
       }
 
+      const release = options.slots.acquire(session.identity);
       // Mutated by callbacks, hence an object read through `isClosed()` (no narrowing across awaits).
       const stream: { closed: boolean; unsubscribe?: Unsubscribe; heartbeat?: NodeJS.Timeout } = { closed: false };
       const isClosed = (): boolean => stream.closed;
       const cleanup = (): void => {
         if (stream.closed) return;
         stream.closed = true;
+        release();
         clearInterval(stream.heartbeat);
         if (stream.unsubscribe !== undefined) void stream.unsubscribe();
         if (!res.writableEnded) res.end();
       };
       res.on('close', cleanup);
+      // The client may have gone during the awaits above, before there was a listener to tell.
+      if (res.destroyed) cleanup();
 
       /** Sends an event unless it is not newer than the last one sent. */
       const send = (stored: StoredWebChatEvent): void => {

@@ -7,6 +7,7 @@ import { sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { createWebApprovalRoute, type WebApprovalDecision, type WebRoutesLogger } from './approvals.ts';
 import type { DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
 import { createWebEventsRoute } from './events-route.ts';
+import { createStreamSlots, type StreamSlotLimits } from './stream/stream-slots.ts';
 import type { WebEventStore } from './stream/event-store.ts';
 import { createWebMessageRoute } from './message-route.ts';
 import { createWebPageRoutes } from './page-routes.ts';
@@ -44,6 +45,11 @@ export interface WebRoutesOptions {
   /** Milliseconds between SSE heartbeat comments (each also runs a catch-up read). Default 15000. */
   readonly heartbeatMs?: number;
   /**
+   * Caps on open event streams, per browser identity (default 8) and in all (default 2000), counted
+   * by these routes, i.e. per process; see `stream/stream-slots.ts`.
+   */
+  readonly streamLimits?: StreamSlotLimits;
+  /**
    * Takes a decision from the approval card. When given, `POST /api/approvals/:approvalId` is
    * mounted (see `createWebApprovalRoute`); without it the route is absent.
    */
@@ -59,7 +65,7 @@ export interface WebRoutesOptions {
  * - `GET /api/chat/config`: `{ modelConfigured, missing }`;
  * - `POST /api/chat/:conversationId/messages`: `{ text, id? }`, 202 `{ id, duplicate }` once enqueued;
  * - `GET /api/chat/:conversationId/events`: the conversation's events as Server-Sent Events,
- *   resuming after `Last-Event-ID` or `?after=`;
+ *   resuming after `Last-Event-ID` or `?after=`; 429 over the open-stream caps;
  * - `POST /api/approvals/:approvalId`: `{ decision, conversationId? }`, only with `decideApproval`.
  *
  * Every `/api/chat/*` route but `session` and `config`, and the approval route, needs the session
@@ -93,7 +99,7 @@ export function createWebRoutes(options: WebRoutesOptions): Route[] {
       tenantId: options.tenantId,
       clock: options.clock ?? (() => new Date()),
     }),
-    createWebEventsRoute({ store: options.store, identity, heartbeatMs: options.heartbeatMs ?? 15_000 }),
+    createWebEventsRoute({ store: options.store, identity, heartbeatMs: options.heartbeatMs ?? 15_000, slots: createStreamSlots(options.streamLimits) }),
     ...(options.decideApproval === undefined
       ? []
       : [createWebApprovalRoute({ decide: options.decideApproval, identity, ...(options.logger === undefined ? {} : { logger: options.logger }) })]),

@@ -13,10 +13,21 @@ import { keptSecret } from '../kit/kept-secret.ts';
 import { SESSION_SECRET_PURPOSE } from './identity/session-cookie.ts';
 import { createWebIdentity } from './identity/web-identity.ts';
 import { isBrowserIdentity } from './identity/session-store.ts';
+import type { StreamSlotLimits } from './stream/stream-slots.ts';
 
 const WEB_ADDRESS_PREFIX = 'web:';
 
-async function createWebChannel(context: ChannelContext): Promise<ChannelAdaptor> {
+/** Options of {@link createWebChannelModule}. */
+export interface WebChannelOptions {
+  /**
+   * Caps on the event streams one process holds open: `maxPerIdentity` per browser identity
+   * (default 8), `maxTotal` in all (default 2000), `retryAfterSeconds` told to a refused client
+   * (default 10). See `stream/stream-slots.ts`.
+   */
+  readonly streamLimits?: StreamSlotLimits;
+}
+
+async function createWebChannel(context: ChannelContext, options: WebChannelOptions): Promise<ChannelAdaptor> {
   const { logger } = context;
   const secret = await keptSecret({ redis: context.redis, prefix: context.prefix, purpose: SESSION_SECRET_PURPOSE, configured: context.env.sessionSecret });
   const store = createWebEventStore({ redis: context.redis, keyPrefix: context.prefix, onError: (error) => { logger.error({ err: error }, 'web event store'); } });
@@ -39,6 +50,7 @@ async function createWebChannel(context: ChannelContext): Promise<ChannelAdaptor
       return { modelConfigured: status.configured, missing: status.missing };
     },
     enqueue: (injection) => context.enqueue(injection),
+    ...(options.streamLimits === undefined ? {} : { streamLimits: options.streamLimits }),
     decideApproval: ({ approvalId, decision, by, argsHash }) =>
       context.decide({ approvalId, decision, by, ...(argsHash === undefined ? {} : { argsHash }) }),
   });
@@ -69,11 +81,22 @@ async function createWebChannel(context: ChannelContext): Promise<ChannelAdaptor
   };
 }
 
-/** The web chat: always on. */
-export const webChannel: ChannelModule = {
-  id: 'web',
-  envVariables: ['PUBLIC_URL', 'SESSION_SECRET'],
-  enabled: () => true,
-  create: createWebChannel,
-  doctor: webDoctor,
-};
+/**
+ * The web chat channel with non-default options; pass it in `startService({ channels })` in place
+ * of {@link webChannel}.
+ *
+ * @example
+ * startService({ ...options, channels: [createWebChannelModule({ streamLimits: { maxPerIdentity: 4 } }), ...otherChannels] });
+ */
+export function createWebChannelModule(options: WebChannelOptions = {}): ChannelModule {
+  return {
+    id: 'web',
+    envVariables: ['PUBLIC_URL', 'SESSION_SECRET'],
+    enabled: () => true,
+    create: (context) => createWebChannel(context, options),
+    doctor: webDoctor,
+  };
+}
+
+/** The web chat: always on, with the default options. */
+export const webChannel: ChannelModule = createWebChannelModule();

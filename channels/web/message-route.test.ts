@@ -195,11 +195,11 @@ describe('POST /api/chat/:conversationId/messages: who may post', () => {
     expect((await target.browser.post('/api/chat/conv-1/messages', { text: 'b' }, { origin: target.server.url })).status).toBe(202);
   });
 
-  it('refuses a body that is not sent as JSON', async () => {
+  it('refuses a body that is not sent as JSON with 415', async () => {
     const target = await setup();
     const answer = await target.browser.post('/api/chat/conv-1/messages', JSON.stringify(message), { contentType: 'text/plain' });
-    expect(answer.status).toBe(400);
-    expect(answer.body['error']).toMatchObject({ details: { field: 'content-type' } });
+    expect(answer.status).toBe(415);
+    expect(answer.body['error']).toMatchObject({ code: 'http.unsupported_media_type', details: { field: 'content-type' } });
     expect(target.enqueued).toEqual([]);
   });
 

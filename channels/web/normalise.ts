@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Injection, Sender } from '../../src/runtime/injection.ts';
+import { isIsoDateTime, isNonEmptyString, isSender, uncheckedFields } from '../kit/event-checks.ts';
 import { isConversationId } from './conversation-id.ts';
 
 /** A message from the web chat page, as the message route read it. */
@@ -21,25 +22,41 @@ export interface WebMessageEvent {
   readonly receivedAt: string;
 }
 
-function isWebMessageEvent(event: unknown): event is WebMessageEvent {
-  if (typeof event !== 'object' || event === null) return false;
-  const candidate = event as Partial<Record<keyof WebMessageEvent, unknown>>;
+const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+function isWebMessageEvent(value: unknown): value is WebMessageEvent {
+  const event = uncheckedFields(value);
+  if (event === undefined) return false;
+  const { conversationId, clientMessageId } = event;
   return (
-    typeof candidate.conversationId === 'string' &&
-    isConversationId(candidate.conversationId) &&
-    typeof candidate.text === 'string' &&
-    typeof candidate.tenantId === 'string' &&
-    typeof candidate.receivedAt === 'string' &&
-    typeof candidate.sender === 'object' &&
-    candidate.sender !== null &&
-    (candidate.clientMessageId === undefined || typeof candidate.clientMessageId === 'string')
+    typeof conversationId === 'string' &&
+    isConversationId(conversationId) &&
+    typeof event['text'] === 'string' &&
+    isNonEmptyString(event['tenantId']) &&
+    isIsoDateTime(event['receivedAt']) &&
+    isSender(event['sender']) &&
+    (clientMessageId === undefined || (typeof clientMessageId === 'string' && CLIENT_MESSAGE_ID.test(clientMessageId)))
   );
+}
+
+/** The sender's own fields only: nothing else the event's object carried reaches the injection. */
+function senderOf(sender: Sender): Sender {
+  const { id, verified, displayName, personId, basis } = sender;
+  return {
+    id,
+    verified,
+    ...(displayName === undefined ? {} : { displayName }),
+    ...(personId === undefined ? {} : { personId }),
+    ...(basis === undefined ? {} : { basis }),
+  };
 }
 
 /**
  * Turns a web chat message into an injection (`web:<conversationId>:<clientMessageId>`).
  *
- * @throws SwitchboardError `channel.invalid` when `event` is not a {@link WebMessageEvent}.
+ * @throws SwitchboardError `channel.invalid` when `event` is not a {@link WebMessageEvent} (every
+ *   field checked: the conversation and message ids' alphabets, the sender's fields, `receivedAt`
+ *   an ISO 8601 date-time).
  */
 export function normaliseWebMessage(event: unknown): Injection {
   if (!isWebMessageEvent(event)) {
@@ -51,7 +68,7 @@ export function normaliseWebMessage(event: unknown): Injection {
     channel: 'web',
     tenantId: event.tenantId,
     conversationKey: event.conversationId,
-    sender: event.sender,
+    sender: senderOf(event.sender),
     text: event.text,
     replyTo: { channel: 'web', address: event.conversationId },
     receivedAt: event.receivedAt,

@@ -6,6 +6,7 @@
 
 import { readFile } from 'node:fs/promises';
 import type { Route } from '../../src/runtime/http/router.ts';
+import { htmlSecurityHeaders } from '../../src/runtime/http/security-headers.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
@@ -20,6 +21,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 /** A file name without any path: lower-case letters, digits and dashes, then a known extension. */
 const STATIC_FILE = /^[a-z0-9][a-z0-9-]*\.(html|js|css|svg)$/;
 
+/** The page loads only its own files: no inline script, style or event handler runs, nothing frames it. */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
@@ -48,7 +50,7 @@ async function serveFile(res: Parameters<Route['handler']>[0]['res'], name: stri
     'cache-control': 'no-cache',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
-    ...(extension === 'html' ? { 'content-security-policy': CONTENT_SECURITY_POLICY } : {}),
+    ...(extension === 'html' ? htmlSecurityHeaders(CONTENT_SECURITY_POLICY) : {}),
   });
   res.end(body);
 }

@@ -58,5 +58,5 @@ export function webInbound(env: WhatsAppWebEnv, session: WebSessionOptions, inta
     clock: context.clock,
     groups: context.app.channels.whatsapp.groups ?? 'mentions',
   });
-  return { routes: createWhatsAppAdminRoutes({ linkState, adminToken: context.env.adminToken }), listener };
+  return { routes: createWhatsAppAdminRoutes({ linkState, adminToken: context.env.adminToken, trustProxy: context.env.trustProxy }), listener };
 }

@@ -56,4 +56,17 @@ describe('normalising WhatsApp events', () => {
       expect(() => normaliseWhatsAppEvent(bad, options)).toThrow(expect.objectContaining({ code: 'channel.invalid' }) as unknown);
     }
   });
+
+  // Counterexamples found by normalise.properties.test.ts: a TypeError, or a malformed injection.
+  it.each([
+    ['a group of null (was a TypeError)', { group: null }],
+    ['a group without an id (was the key "group:undefined")', { group: new Map() }],
+    ['a profile name that is not a string', { profileName: {} }],
+    ['an attachment of null (was a TypeError)', { attachments: [null] }],
+    ['a note that is not a string', { notes: [7] }],
+    ['a receivedAt that is no time (the intake\'s service window read it as a date)', { receivedAt: 'soon' }],
+  ])('refuses %s with channel.invalid', (_name, change) => {
+    expect(() => normaliseWhatsAppEvent({ ...message(), ...change }, options)).toThrow(expect.objectContaining({ code: 'channel.invalid' }) as unknown);
+  });
 });
+

@@ -8,6 +8,7 @@
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
 import type { Injection, Sender } from '../../src/runtime/injection.ts';
+import { isAttachmentList, isIsoDateTime, isNonEmptyString, isOptionalString, isStringList, uncheckedFields, type UncheckedFields } from '../kit/event-checks.ts';
 import { attachedLine } from '../kit/kept-files.ts';
 import type { WhatsAppApprovalEvent, WhatsAppEvent, WhatsAppMessageEvent } from './whatsapp-event.ts';
 
@@ -19,28 +20,42 @@ export interface WhatsAppNormaliseOptions {
 
 const E164 = /^\+[1-9][0-9]{1,14}$/;
 
-function isCommon(event: Partial<Record<string, unknown>>): boolean {
+function isCommon(event: UncheckedFields): boolean {
+  const { via, messageId, from } = event;
   return (
-    (event['via'] === 'cloud' || event['via'] === 'web') &&
-    typeof event['messageId'] === 'string' && event['messageId'] !== '' && event['messageId'].length <= 256 &&
-    typeof event['from'] === 'string' && E164.test(event['from']) &&
-    typeof event['receivedAt'] === 'string'
+    (via === 'cloud' || via === 'web') &&
+    isNonEmptyString(messageId) && messageId.length <= 256 &&
+    typeof from === 'string' && E164.test(from) &&
+    isOptionalString(event['profileName']) &&
+    isOptionalString(event['quotedId']) &&
+    isIsoDateTime(event['receivedAt'])
   );
 }
 
-function isMessage(event: Partial<Record<string, unknown>>): boolean {
-  return event['type'] === 'whatsapp' && typeof event['text'] === 'string' && Array.isArray(event['attachments']) && Array.isArray(event['notes']);
+/** Absent, or a group with a chat id and maybe a name. */
+function isGroup(value: unknown): boolean {
+  if (value === undefined) return true;
+  const group = uncheckedFields(value);
+  return group !== undefined && isNonEmptyString(group['id']) && isOptionalString(group['name']);
 }
 
-function isApproval(event: Partial<Record<string, unknown>>): boolean {
-  return event['type'] === 'whatsapp-approval' && typeof event['approvalId'] === 'string' && (event['decision'] === 'granted' || event['decision'] === 'denied');
+function isMessage(event: UncheckedFields): boolean {
+  return event['type'] === 'whatsapp' && typeof event['text'] === 'string' && isGroup(event['group']) && isAttachmentList(event['attachments']) && isStringList(event['notes']);
+}
+
+function isApproval(event: UncheckedFields): boolean {
+  const { decision, argsHash } = event;
+  return (
+    event['type'] === 'whatsapp-approval' &&
+    isNonEmptyString(event['approvalId']) &&
+    (decision === 'granted' || decision === 'denied') &&
+    (argsHash === undefined || isNonEmptyString(argsHash))
+  );
 }
 
 function checked(value: unknown): WhatsAppEvent {
-  if (typeof value === 'object' && value !== null) {
-    const event = value as Partial<Record<string, unknown>>;
-    if (isCommon(event) && (isMessage(event) || isApproval(event))) return value as WhatsAppEvent;
-  }
+  const event = uncheckedFields(value);
+  if (event !== undefined && isCommon(event) && (isMessage(event) || isApproval(event))) return value as WhatsAppEvent;
   throw new SwitchboardError('channel.invalid', 'Not a WhatsApp event.', { details: { channel: 'whatsapp' } });
 }
 
@@ -72,7 +87,8 @@ function approvalInjection(event: WhatsAppApprovalEvent, base: Omit<Injection, '
  * Normalises one event. A message in a group is one conversation per group, answered in the group
  * quoting the message; a tap on an approval button is an `approval-response`.
  *
- * @throws SwitchboardError `channel.invalid` for anything that is not a {@link WhatsAppEvent}.
+ * @throws SwitchboardError `channel.invalid` for anything that is not a {@link WhatsAppEvent}, every
+ *   field checked (the group, each attachment and note, `receivedAt` an ISO 8601 date-time).
  */
 export function normaliseWhatsAppEvent(value: unknown, options: WhatsAppNormaliseOptions): Injection {
   const event = checked(value);

@@ -156,6 +156,18 @@ export interface EnabledChannels {
   readonly whatsapp: boolean;
 }
 
+/**
+ * One entry of `TRUST_PROXY`: an address range whose peers are believed when they send
+ * `X-Forwarded-For`. A single address is a range of one (`prefixLength` 32 or 128).
+ */
+export interface ProxyRange {
+  /** The range's first address, as written (IPv4 dotted or IPv6). */
+  readonly address: string;
+  /** How many leading bits must match: 0 to 32 (IPv4) or 0 to 128 (IPv6). */
+  readonly prefixLength: number;
+  readonly family: 'ipv4' | 'ipv6';
+}
+
 /** The validated, typed environment of switchboard. Built once at start-up by {@link loadEnv}. */
 export interface SwitchboardEnv {
   /** `PORT`: the HTTP port, an integer from 1 to 65535. Default {@link DEFAULT_PORT} (3000). */
@@ -187,6 +199,12 @@ export interface SwitchboardEnv {
    * the operator pages answer only on loopback. A secret.
    */
   readonly adminToken: string | undefined;
+  /**
+   * `TRUST_PROXY`: the reverse proxies whose `X-Forwarded-For` header is believed, from a
+   * comma-separated list of addresses, CIDR ranges and the word `loopback`. Default empty: no
+   * proxy header is believed, and a request carrying one is not taken as a loopback client.
+   */
+  readonly trustProxy: readonly ProxyRange[];
   /**
    * `SESSION_SECRET`: the key that signs the web chat's `sb_session` cookie and derives its CSRF
    * tokens, at least 32 characters. Default unset: a random secret is generated once and kept in

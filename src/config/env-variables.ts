@@ -30,6 +30,7 @@ export const ENV_VARIABLES = [
   'WHATSAPP_SESSION_DIR',
   'CHROMIUM_PATH',
   'SESSION_SECRET',
+  'TRUST_PROXY',
   'ADMIN_TOKEN',
   'LOG_LEVEL',
 ] as const;

@@ -47,6 +47,7 @@ describe('loadEnv defaults', () => {
       slack: undefined,
       whatsapp: undefined,
       adminToken: undefined,
+      trustProxy: [],
       sessionSecret: undefined,
       logLevel: 'info',
       channels: { web: true, email: false, sms: false, slack: false, whatsapp: false },

@@ -7,6 +7,7 @@ import type { AnthropicEnv, RedisEnv, SwitchboardEnv } from './env-types.ts';
 import { isLogLevel, type LogLevel } from './log-levels.ts';
 import { parseEmail, parseSlack, parseSms } from './parse-channels.ts';
 import { parseWhatsApp } from './parse-whatsapp.ts';
+import { parseTrustProxy } from './parse-trust-proxy.ts';
 import { isTcpPort, parseHttpUrl, parseRedisUrl } from './parse-url.ts';
 
 /** Default of `PORT`. */
@@ -66,6 +67,7 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
   const slack = parseSlack(reader);
   const whatsapp = parseWhatsApp(reader);
   const adminToken = readAdminToken(reader);
+  const trustProxy = parseTrustProxy(reader);
   const sessionSecret = readSessionSecret(reader);
   const logLevel = readLogLevel(reader);
 
@@ -83,6 +85,7 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
     slack,
     whatsapp,
     adminToken,
+    trustProxy,
     sessionSecret,
     logLevel,
     channels: { web: true, email: email !== undefined, sms: sms !== undefined, slack: slack !== undefined, whatsapp: whatsapp !== undefined },

@@ -3,6 +3,7 @@
  * as an image with how to scan it, the alert, a refresh until ready; guarded like the other
  * operator pages.
  */
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLease } from '../../channels/kit/lease/lease.ts';
 import { createWhatsAppAdminRoutes } from '../../channels/whatsapp/web/admin-page.ts';
@@ -62,7 +63,12 @@ describe('the WhatsApp operator page', () => {
     expect(html).toContain('Linked devices › Link a device');
     expect(html).toContain('http-equiv="refresh"');
     expect(html).not.toContain('<script');
-    expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+    const style = /<style>([^<]*)<\/style>/.exec(html)?.[1] ?? '';
+    const styleHash = createHash('sha256').update(style).digest('base64');
+    expect(response.headers.get('content-security-policy')).toBe(
+      `default-src 'none'; style-src 'sha256-${styleHash}'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 

@@ -98,7 +98,7 @@ describe('the request guard', () => {
     }
     expect(() => {
       checkSessionPost(request({ host: 'x', 'content-type': 'text/plain', 'x-csrf-token': token }), { secret: SECRET, sid: SID, publicUrl });
-    }).toThrow(expect.objectContaining({ code: 'http.bad_request' }) as Error);
+    }).toThrow(expect.objectContaining({ code: 'http.unsupported_media_type' }) as Error);
   });
 });
 

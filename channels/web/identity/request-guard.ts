@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
+import { requireJsonContentType } from '../../../src/runtime/http/request-body.ts';
 import { hmac, safeEqual } from '../../kit/signing.ts';
 
 /** The header the page sends its CSRF token in. */
@@ -49,23 +50,21 @@ export function checkOrigin(req: IncomingMessage, publicUrl: string): void {
 }
 
 /**
- * Refuses a body that is not JSON (`content-type: application/json`).
+ * Refuses a body that is not JSON (`content-type: application/json`, charset utf-8 if any), before
+ * anything of it is read.
  *
- * @throws SwitchboardError `http.bad_request` (400) naming `content-type`.
+ * @throws SwitchboardError `http.unsupported_media_type` (415) naming `content-type`.
  */
 export function checkJsonBody(req: IncomingMessage): void {
-  const type = header(req, 'content-type')?.split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw new SwitchboardError('http.bad_request', 'The body must be JSON, sent with "content-type: application/json".', { details: { field: 'content-type' } });
-  }
+  requireJsonContentType(req);
 }
 
 /**
  * Everything a state-changing request of a session must pass: {@link checkOrigin}, the CSRF token
  * in {@link CSRF_HEADER} (compared in constant time), and {@link checkJsonBody}.
  *
- * @throws SwitchboardError `http.forbidden` (403) for the origin or the token, `http.bad_request`
- *   (400) for the body type.
+ * @throws SwitchboardError `http.forbidden` (403) for the origin or the token,
+ *   `http.unsupported_media_type` (415) for the body type.
  */
 export function checkSessionPost(req: IncomingMessage, options: { readonly secret: string; readonly sid: string; readonly publicUrl: string }): void {
   checkOrigin(req, options.publicUrl);

@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Route } from '../../../src/runtime/http/router.ts';
+import { htmlSecurityHeaders, serverPagePolicy } from '../../../src/runtime/http/security-headers.ts';
 import type { WebIdentity } from './web-identity.ts';
 
 const REFUSED_PAGE = `<!doctype html>
@@ -19,9 +20,9 @@ const NO_LEAK_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-re
 function sendPage(res: ServerResponse, status: number, html: string, head: boolean): void {
   res.writeHead(status, {
     ...NO_LEAK_HEADERS,
+    ...htmlSecurityHeaders(serverPagePolicy()),
     'content-type': 'text/html; charset=utf-8',
     'content-length': Buffer.byteLength(html),
-    'content-security-policy': "default-src 'none'",
   });
   res.end(head ? undefined : html);
 }

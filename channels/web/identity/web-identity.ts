@@ -46,7 +46,7 @@ export interface WebIdentity {
   require(req: IncomingMessage): Promise<WebSession>;
   /**
    * The session of a state-changing request, after its CSRF token, origin and body type passed.
-   * @throws SwitchboardError `http.unauthorized` (401), `http.forbidden` (403) or `http.bad_request` (400).
+   * @throws SwitchboardError `http.unauthorized` (401), `http.forbidden` (403) or `http.unsupported_media_type` (415).
    */
   requirePost(req: IncomingMessage): Promise<WebSession>;
   /** Starts a session with a fresh identity, signed in to nobody. */

@@ -25,6 +25,8 @@ const WORKING_STATES = new Map([
   ['suspended', 'Waiting for approval…'],
 ]);
 const RECONNECT_AFTER_CLOSE_MS = 3000;
+/** How long to wait after the server refused the stream as one too many, when it gave no Retry-After. */
+const TOO_MANY_STREAMS_RETRY_MS = 10000;
 
 const elements = {
   log: byId('log'),
@@ -613,12 +615,17 @@ function connect() {
 
 /**
  * After the stream was refused: a HEAD on it says why. 401 renews the session; 403 means the
- * conversation is another browser's, which no retry changes.
+ * conversation is another browser's, which no retry changes; 429 means too many streams are open
+ * (this browser's other tabs, or the server is full): try again after the server's Retry-After.
  */
 async function recoverStream() {
   let status;
+  let retryAfterMs = TOO_MANY_STREAMS_RETRY_MS;
   try {
-    status = (await fetch(apiBase + '/events', { method: 'HEAD', credentials: 'same-origin' })).status;
+    const response = await fetch(apiBase + '/events', { method: 'HEAD', credentials: 'same-origin' });
+    status = response.status;
+    const seconds = Number(response.headers.get('retry-after'));
+    if (Number.isFinite(seconds) && seconds > 0) retryAfterMs = seconds * 1000;
   } catch {
     status = 0;
   }
@@ -628,6 +635,11 @@ async function recoverStream() {
     return;
   }
   if (status === 401) await ensureSession(true).catch(() => undefined);
+  if (status === 429) {
+    setConnection('offline', 'Too many open connections; retrying…');
+    setTimeout(connect, retryAfterMs);
+    return;
+  }
   setTimeout(connect, RECONNECT_AFTER_CLOSE_MS);
 }
 

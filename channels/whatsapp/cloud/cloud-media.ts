@@ -27,10 +27,11 @@ export interface KeptCloudMedia {
   readonly notes: string[];
 }
 
-const EXTENSIONS: Readonly<Record<string, string>> = {
+/** File extensions by media type. A Map: a type Meta names like an inherited property (`__proto__`) has none. */
+const EXTENSIONS: ReadonlyMap<string, string> = new Map(Object.entries({
   'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp', 'audio/ogg': 'ogg', 'audio/mpeg': 'mp3',
   'audio/mp4': 'm4a', 'audio/aac': 'aac', 'audio/amr': 'amr', 'video/mp4': 'mp4', 'video/3gpp': '3gp', 'application/pdf': 'pdf',
-};
+}));
 
 /** The media type without parameters, lower case (`audio/ogg; codecs=opus` → `audio/ogg`). */
 function essence(mimeType: string): string {
@@ -42,7 +43,7 @@ export function keptName(medium: CloudMedium): { name: string; mimeType: string 
   const mimeType = medium.voice ? 'audio/ogg' : essence(medium.mimeType);
   if (medium.voice) return { name: 'voice-note.ogg', mimeType };
   if (medium.filename !== undefined) return { name: medium.filename, mimeType };
-  return { name: `${medium.kind}.${EXTENSIONS[mimeType] ?? 'bin'}`, mimeType };
+  return { name: `${medium.kind}.${EXTENSIONS.get(mimeType) ?? 'bin'}`, mimeType };
 }
 
 /** What a medium is called for a person reading the note. */

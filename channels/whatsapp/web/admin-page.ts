@@ -5,8 +5,11 @@
  * operator pages; refreshes itself every few seconds until the session is ready.
  */
 import { toDataURL } from 'qrcode';
+import type { ProxyRange } from '../../../src/config/env-types.ts';
+import { authorize } from '../../../src/runtime/http/operator-access.ts';
 import type { Route } from '../../../src/runtime/http/router.ts';
-import { authorize, escapeHtml } from '../../../src/runtime/service/admin-routes.ts';
+import { htmlSecurityHeaders, serverPagePolicy } from '../../../src/runtime/http/security-headers.ts';
+import { escapeHtml } from '../../../src/runtime/service/admin-routes.ts';
 import type { LinkState, LinkStateStore, LinkStatus } from './link-state.ts';
 
 /** Options of {@link createWhatsAppAdminRoutes}. */
@@ -14,6 +17,8 @@ export interface WhatsAppAdminOptions {
   readonly linkState: Pick<LinkStateStore, 'read' | 'history'>;
   /** `ADMIN_TOKEN`; `undefined`: loopback clients only. */
   readonly adminToken: string | undefined;
+  /** `TRUST_PROXY`: proxies whose `X-Forwarded-For` decides who is a loopback client. Default none. */
+  readonly trustProxy?: readonly ProxyRange[];
   /** Seconds between refreshes while the session is not ready. Default 5. */
   readonly refreshSeconds?: number;
 }
@@ -34,6 +39,8 @@ const STYLE = `body{font:14px system-ui,sans-serif;margin:1.5rem;color:#1d2330;m
 .alert{border:1px solid #b3261e;background:#fdecea;color:#7a1c16;padding:.6rem .8rem;margin:1rem 0}
 .qr img{width:264px;height:264px;image-rendering:pixelated;border:1px solid #dfe3ea}
 ol{padding-left:1.2rem}li{margin:.2rem 0}.muted{color:#667085}`;
+
+const PAGE_POLICY = serverPagePolicy({ inlineStyle: STYLE, imgSrc: ['data:'] });
 
 async function qrSection(state: LinkState): Promise<string> {
   if (state.status !== 'waiting-for-qr' || state.qr === undefined) return '';
@@ -82,14 +89,13 @@ export function createWhatsAppAdminRoutes(options: WhatsAppAdminOptions): Route[
       method: 'GET',
       pattern: '/admin/whatsapp',
       async handler({ req, res }) {
-        if (!authorize(req, res, options.adminToken)) return;
+        if (!authorize(req, res, { adminToken: options.adminToken, ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }) })) return;
         const [state, history] = await Promise.all([options.linkState.read(), options.linkState.history(HISTORY_SHOWN)]);
         const html = await renderWhatsAppPage(state, history, options.refreshSeconds);
         res.writeHead(200, {
+          ...htmlSecurityHeaders(PAGE_POLICY),
           'content-type': 'text/html; charset=utf-8',
           'content-length': Buffer.byteLength(html),
-          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
-          'x-content-type-options': 'nosniff',
           'cache-control': 'no-store',
         });
         res.end(html);

@@ -22,6 +22,8 @@ export interface ReadWebMessageContext {
   readonly artifacts: Pick<ArtifactStore, 'put'>;
   /** Largest medium kept, in bytes. */
   readonly maxMediaBytes: number;
+  /** The time of a message whose own timestamp names no date. Default `() => new Date()`. */
+  readonly clock?: () => Date;
 }
 
 /** What became of one message. */
@@ -40,6 +42,15 @@ async function senderNumber(id: string, client: ReadWebMessageContext['client'])
   const [found] = await client.getContactLidAndPhone([id]).catch(() => []);
   const resolved = NUMBER_ID.exec(found?.pn ?? '');
   return resolved?.[1] === undefined ? undefined : `+${resolved[1]}`;
+}
+
+/** The first millisecond of the year 10000: later times have no four-digit ISO 8601 year. */
+const YEAR_10000_MS = 253_402_300_800_000;
+
+/** The message's own time (Unix seconds) as ISO 8601; `now` when it is missing, not a number, or no date of years 1970 to 9999. */
+function sentAt(timestamp: number, now: () => Date): string {
+  const ms = timestamp * 1000;
+  return Number.isFinite(ms) && ms >= 0 && ms < YEAR_10000_MS ? new Date(ms).toISOString() : now().toISOString();
 }
 
 function profileNameOf(message: WebMessage): string | undefined {
@@ -93,7 +104,7 @@ export async function readWebMessage(message: WebMessage, context: ReadWebMessag
     ...(quoted === undefined ? {} : { quotedId: quoted.id._serialized }),
     attachments: media.attachments,
     notes: media.notes,
-    receivedAt: new Date(message.timestamp * 1000).toISOString(),
+    receivedAt: sentAt(message.timestamp, context.clock ?? (() => new Date())),
   };
   return { event };
 }

@@ -77,7 +77,7 @@ export function createSessionHooks(options: SessionHooksOptions): SessionHooks {
 
   const take = async (message: WebMessage): Promise<void> => {
     if (botIds.size === 0) botIds = await botIdsOf(client);
-    const read = await readWebMessage(message, { client, botIds, groups: options.groups, artifacts: options.artifacts, maxMediaBytes: options.maxMediaBytes });
+    const read = await readWebMessage(message, { client, botIds, groups: options.groups, artifacts: options.artifacts, maxMediaBytes: options.maxMediaBytes, clock: options.clock });
     if ('skipped' in read) {
       logger.debug({ messageId: message.id._serialized, reason: read.skipped }, 'whatsapp: message skipped');
       return;

@@ -147,6 +147,18 @@ describe('validateRespondCall', () => {
     }
   });
 
+  it('describes a turnState it cannot print by its type, instead of throwing', () => {
+    // Counterexample found by validate-respond-call.properties.test.ts: a BigInt turnState with passTo threw
+    // "TypeError: Do not know how to serialize a BigInt" while the issue message was built.
+    const input = { parts: [{ data: {}, metadata: { partType: 'ack' } }], turnState: [{ '': 0n }], passTo: 'drafter' };
+    const result = validateRespondCall(input, context);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.issues.find((issue) => issue.code === 'pass_to_without_passed')?.message).toBe(
+      '"passTo" is only valid with turnState "passed" (got an array).',
+    );
+    expect(codesOf({ ...input, turnState: 10n })).toContain('pass_to_without_passed');
+  });
+
   it('builds an is_error tool result that names each issue for the model', () => {
     const result = validateRespondCall({ parts: [{ text: 'x', metadata: { partType: 'answer' } }], turnState: 'complete' }, context);
     expect(result.ok).toBe(false);

@@ -30,6 +30,14 @@ const CALL_KEYS: ReadonlySet<string> = new Set(['parts', 'turnState', 'passTo', 
 const PART_KEYS: ReadonlySet<string> = new Set(['text', 'data', 'metadata']);
 const RUNTIME_ONLY: ReadonlySet<string> = new Set(['approval-response']);
 
+/** A value the model sent, in words for an issue: a string quoted, anything else by its type (never thrown on, as `JSON.stringify` is by a BigInt). */
+function described(value: unknown): string {
+  if (value === undefined) return 'none';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -207,7 +215,7 @@ function validatePassTo(
     issues.push({
       code: 'pass_to_without_passed',
       path: '/passTo',
-      message: `"passTo" is only valid with turnState "passed" (got ${turnState === undefined ? 'none' : JSON.stringify(turnState)}).`,
+      message: `"passTo" is only valid with turnState "passed" (got ${described(turnState)}).`,
     });
     return undefined;
   }

@@ -57,10 +57,21 @@ export class SchemaCompiler {
         { details: { tool: site.tool, field: site.field, reason }, cause: error },
       );
     }
-    return Object.freeze({
-      schema: copy,
-      check: (value: unknown): ToolIssue[] => (validate(value) ? [] : toToolIssues(validate.errors ?? [])),
-    });
+    return Object.freeze({ schema: copy, check: (value: unknown): ToolIssue[] => checkWith(validate, value) });
+  }
+}
+
+/**
+ * Every way `value` fails `validate`. Ajv's keywords assume JSON data: some throw on other values
+ * (`uniqueItems` compares items with their `valueOf`, which an object without a prototype lacks),
+ * so a throw is an issue too, never an exception.
+ */
+function checkWith(validate: ValidateFunction, value: unknown): ToolIssue[] {
+  try {
+    return validate(value) ? [] : toToolIssues(validate.errors ?? []);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return [{ path: '', message: `must be plain JSON data (it could not be checked: ${reason})` }];
   }
 }
 

@@ -178,6 +178,14 @@ describe('validateArguments', () => {
     if (!result.ok) expect(result.message).toContain('task_get');
   });
 
+  it('reports arguments its schema keywords cannot compare as an issue, instead of throwing', () => {
+    // Counterexample found by tool-registry.properties.test.ts: Ajv's uniqueItems threw "a.valueOf is not a function".
+    const registry = createToolRegistry();
+    registerRaw(registry, plainTool({ inputSchema: { type: 'object', properties: { stops: { type: 'array', uniqueItems: true } } } }));
+    const result = registry.validateArguments('task_get', { stops: [Object.create(null), Object.create(null)] });
+    expect(result).toMatchObject({ ok: false, code: 'tool.invalid_arguments', issues: [{ path: '', message: expect.stringContaining('plain JSON data') as unknown }] });
+  });
+
   it('does not change the arguments', () => {
     const registry = createToolRegistry();
     registerRaw(registry, plainTool({ inputSchema: { type: 'object', properties: { n: { type: 'integer', default: 3 } } } }));

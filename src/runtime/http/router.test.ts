@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../protocol/errors.ts';
 import { createRouter, readJsonObject, sendJson } from './router.ts';
@@ -34,17 +34,51 @@ describe('the HTTP router', () => {
     expect(await response.json()).toEqual({ id: 'a b' });
   });
 
+  it('answers 400 to a path segment that is not percent-encoding and to a target that is no URL, and keeps serving', async () => {
+    const bad = await fetch(`${base}/items/%zz`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: 'http.bad_request' } });
+    // A request target fetch would never send: written on a raw socket.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1', () => {
+        socket.end('GET http://[::1/items/1 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+      });
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => { answer += chunk.toString('utf8'); });
+      socket.on('end', () => { resolve(answer); });
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('http.bad_request');
+    expect((await fetch(`${base}/items/ok`)).status).toBe(200);
+  });
+
   it('answers 404 for an unknown path and 405 for a known path with another method', async () => {
     expect((await fetch(`${base}/nothing`)).status).toBe(404);
     expect((await fetch(`${base}/items/1`, { method: 'DELETE' })).status).toBe(405);
   });
 
   it('refuses malformed JSON, non-object JSON and oversized bodies with 400', async () => {
-    const post = (body: string): Promise<Response> => fetch(`${base}/items`, { method: 'POST', body });
+    const post = (body: string): Promise<Response> => fetch(`${base}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect((await post('{"a":1}')).status).toBe(201);
     expect((await post('{not json')).status).toBe(400);
     expect((await post('[1,2]')).status).toBe(400);
     expect((await post(JSON.stringify({ big: 'x'.repeat(100) }))).status).toBe(400);
+  });
+
+  it('takes JSON bodies only as application/json (charset utf-8 allowed), else 415 with a code', async () => {
+    const post = (contentType: string | undefined): Promise<Response> =>
+      fetch(`${base}/items`, { method: 'POST', headers: contentType === undefined ? {} : { 'content-type': contentType }, body: new TextEncoder().encode('{"a":1}') });
+    expect((await post('application/json; charset=UTF-8')).status).toBe(201);
+    for (const refused of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', undefined]) {
+      const answer = await post(refused);
+      expect(answer.status, String(refused)).toBe(415);
+      expect(await answer.json()).toMatchObject({ error: { code: 'http.unsupported_media_type', details: { field: 'content-type' } } });
+    }
+  });
+
+  it('marks every answer nosniff', async () => {
+    for (const path of ['/items/1', '/nothing', '/boom']) expect((await fetch(`${base}${path}`)).headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('turns a handler failure into a coded JSON error and reports it', async () => {

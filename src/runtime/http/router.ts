@@ -49,13 +49,30 @@ const STATUS_BY_CODE: Partial<Record<SwitchboardError['code'], number>> = {
   'http.unauthorized': 401,
   'http.forbidden': 403,
   'http.not_found': 404,
+  'http.request_timeout': 408,
+  'http.unsupported_media_type': 415,
+  'http.too_many_streams': 429,
   'config.invalid': 503,
 };
+
+/** Sends the JSON error answer of a handler's failure (or ends an answer already under way). */
+function answerError(req: IncomingMessage, res: ServerResponse, error: SwitchboardError): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const retryAfter = error.details['retryAfterSeconds'];
+  if (typeof retryAfter === 'number') res.setHeader('retry-after', String(Math.ceil(retryAfter)));
+  // A body left unread (refused before or while reading it) is not drained: the connection closes.
+  if (!req.complete) res.setHeader('connection', 'close');
+  sendJson(res, STATUS_BY_CODE[error.code] ?? 500, { error: error.toJSON() });
+}
 
 /**
  * A request listener for `node:http` that dispatches to the first matching route. Unknown paths
  * get 404, a known path with another method 405, and a handler's error a JSON error answer with
- * its stable code (500 for anything not marked as the client's fault).
+ * its stable code (500 for anything not marked as the client's fault), `Retry-After` when the
+ * error's `details.retryAfterSeconds` is a number. Every answer carries `X-Content-Type-Options: nosniff`.
  */
 export function createRouter(
   routes: readonly Route[],
@@ -63,22 +80,27 @@ export function createRouter(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const compiled = routes.map(compile);
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    res.setHeader('x-content-type-options', 'nosniff');
+    const url = requestUrl(req);
+    if (url === undefined) {
+      answerError(req, res, new SwitchboardError('http.bad_request', 'The request target is not a valid path'));
+      return;
+    }
     let pathMatched = false;
     for (const { route, regex, names } of compiled) {
       const match = regex.exec(url.pathname);
       if (match === null) continue;
       pathMatched = true;
       if (route.method !== req.method && !(route.method === 'GET' && req.method === 'HEAD')) continue;
-      const params: Record<string, string> = {};
-      names.forEach((name, index) => {
-        params[name] = decodeURIComponent(match[index + 1] ?? '');
-      });
+      const params = pathParams(names, match);
+      if (params === undefined) {
+        answerError(req, res, new SwitchboardError('http.bad_request', 'A path segment is not valid percent-encoding', { details: { path: url.pathname } }));
+        return;
+      }
       const context: HttpContext = { req, res, url, params };
       route.handler(context).catch((thrown: unknown) => {
         const error = toSwitchboardError(thrown);
-        if (!res.headersSent) sendJson(res, STATUS_BY_CODE[error.code] ?? 500, { error: error.toJSON() });
-        else res.end();
+        answerError(req, res, error);
         onError(error, context);
       });
       return;
@@ -88,6 +110,28 @@ export function createRouter(
   };
 }
 
+/** The request's URL, or `undefined` when its target cannot be read as one (e.g. `http://[::1/x`). */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The route's named path segments, decoded; `undefined` when one is not valid percent-encoding (`%zz`). */
+function pathParams(names: readonly string[], match: RegExpExecArray): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  try {
+    names.forEach((name, index) => {
+      params[name] = decodeURIComponent(match[index + 1] ?? '');
+    });
+  } catch {
+    return undefined;
+  }
+  return params;
+}
+
 /** Sends a JSON answer. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
@@ -95,33 +139,5 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(payload);
 }
 
-/**
- * Reads a request body as a Buffer, refusing bodies over `maxBytes` (default 1 MiB) with
- * `http.bad_request`.
- */
-export async function readBody(req: IncomingMessage, maxBytes = 1024 * 1024): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > maxBytes) throw new SwitchboardError('http.bad_request', `Request body over ${maxBytes} bytes.`);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** Reads and parses a JSON object body; a malformed or non-object body is `http.bad_request`. */
-export async function readJsonObject(req: IncomingMessage, maxBytes?: number): Promise<Record<string, unknown>> {
-  const raw = (await readBody(req, maxBytes)).toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (error) {
-    throw new SwitchboardError('http.bad_request', 'The body is not valid JSON.', { cause: error });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new SwitchboardError('http.bad_request', 'The body must be a JSON object.');
-  }
-  return parsed as Record<string, unknown>;
-}
+// The body readers live in request-body.ts; kept importable from here for the routes that use them.
+export { readBody, readJsonObject } from './request-body.ts';

@@ -6,12 +6,14 @@
  * needs `Authorization: Bearer <token>`; without one only loopback clients are served.
  */
 
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { ProxyRange } from '../../config/env-types.ts';
 import type { FailedDelivery } from '../../../queues/delivery-failures.ts';
 import { summarizeArgs } from '../../protocol/envelope/approval-surface.ts';
 import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore, ChannelIdentity } from '../approvals/approval-types.ts';
+import { authorize } from '../http/operator-access.ts';
 import { sendJson, type Route } from '../http/router.ts';
+import { htmlSecurityHeaders, serverPagePolicy } from '../http/security-headers.ts';
 
 /** What the operator page shows besides approvals: queue depths and sessions with a turn in progress. */
 export interface OperationsSnapshot {
@@ -38,39 +40,13 @@ export interface AdminRoutesOptions {
   readonly approvals: ApprovalStore;
   /** Bearer token of the operator pages; `undefined`: loopback clients only. */
   readonly adminToken: string | undefined;
+  /** `TRUST_PROXY`: proxies whose `X-Forwarded-For` decides who is a loopback client. Default none. */
+  readonly trustProxy?: readonly ProxyRange[];
 }
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'granted', 'denied', 'expired'];
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 /** How many approvals, or failed deliveries, the page and the list endpoints show at most. */
 const LIST_LIMIT = 100;
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-/** Compares in constant time (over fixed-length digests, so the token length does not leak either). */
-function tokenMatches(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-/** Whether the request may see the operator pages; answers 401 / 403 itself when not. */
-/** Lets an operator request through (bearer `ADMIN_TOKEN`, or loopback when unset); answers 401/403 otherwise. */
-export function authorize(req: IncomingMessage, res: ServerResponse, adminToken: string | undefined): boolean {
-  if (adminToken !== undefined) {
-    const header = req.headers.authorization ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (match !== null && tokenMatches((match[1] ?? '').trim(), adminToken)) return true;
-    res.setHeader('www-authenticate', 'Bearer realm="switchboard-admin"');
-    sendJson(res, 401, { error: { code: 'http.unauthorized', message: 'The operator pages need "Authorization: Bearer <ADMIN_TOKEN>".' } });
-    return false;
-  }
-  if (LOOPBACK.has(req.socket.remoteAddress ?? '')) return true;
-  sendJson(res, 403, {
-    error: { code: 'http.forbidden', message: 'Without ADMIN_TOKEN the operator pages answer only loopback clients. Set ADMIN_TOKEN to reach them remotely.' },
-  });
-  return false;
-}
 
 /** Escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -208,12 +184,13 @@ ${rendered.join('\n')}
 </body></html>`;
 }
 
+const PAGE_POLICY = serverPagePolicy({ inlineStyle: STYLE });
+
 function sendHtml(res: ServerResponse, html: string): void {
   res.writeHead(200, {
+    ...htmlSecurityHeaders(PAGE_POLICY),
     'content-type': 'text/html; charset=utf-8',
     'content-length': Buffer.byteLength(html),
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-    'x-content-type-options': 'nosniff',
     'cache-control': 'no-store',
   });
   res.end(html);
@@ -231,13 +208,14 @@ function sendHtml(res: ServerResponse, html: string): void {
  * const routes = [...createAdminRoutes({ approvals: store, adminToken: env.adminToken }), ...otherRoutes];
  */
 export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
-  const { approvals, adminToken } = options;
+  const { approvals } = options;
+  const access = { adminToken: options.adminToken, ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }) };
   return [
     {
       method: 'GET',
       pattern: '/admin',
       async handler({ req, res }) {
-        if (!authorize(req, res, adminToken)) return;
+        if (!authorize(req, res, access)) return;
         sendHtml(res, await renderPage(options));
       },
     },
@@ -245,7 +223,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       method: 'GET',
       pattern: '/admin/api/approvals',
       async handler({ req, res, url }) {
-        if (!authorize(req, res, adminToken)) return;
+        if (!authorize(req, res, access)) return;
         const status = url.searchParams.get('status');
         if (status !== null && !STATUSES.includes(status as ApprovalStatus)) {
           sendJson(res, 400, { error: { code: 'http.bad_request', message: `status must be one of ${STATUSES.join(', ')}.`, details: { field: 'status' } } });
@@ -260,7 +238,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       method: 'GET',
       pattern: '/admin/api/approvals/:id',
       async handler({ req, res, params }) {
-        if (!authorize(req, res, adminToken)) return;
+        if (!authorize(req, res, access)) return;
         const id = params['id'] ?? '';
         const approval = await approvals.get(id);
         if (approval === undefined) {
@@ -275,7 +253,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       method: 'GET',
       pattern: '/admin/api/deliveries/failed',
       async handler({ req, res, url }) {
-        if (!authorize(req, res, adminToken)) return;
+        if (!authorize(req, res, access)) return;
         if (options.failures === undefined) {
           sendJson(res, 404, { error: { code: 'http.not_found', message: 'Failed deliveries are not available in this process.' } });
           return;

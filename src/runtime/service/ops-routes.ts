@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { SwitchboardEnv } from '../../config/env-types.ts';
+import type { ProxyRange, SwitchboardEnv } from '../../config/env-types.ts';
 import { buildAgentCard } from '../../protocol/agent-card/agent-card.ts';
 import type { ActorConfig } from '../actor/actor-config.ts';
 import type { LoadedApp } from '../app/load-app.ts';
+import { authorize } from '../http/operator-access.ts';
 import { sendJson, type Route } from '../http/router.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -13,8 +14,10 @@ export interface OpsRoutesOptions {
   readonly env: SwitchboardEnv;
   readonly app: LoadedApp;
   readonly actors: readonly ActorConfig[];
-  /** Bearer token of the operator pages; unset: loopback only. */
+  /** Bearer token of the operator pages, which `/metrics` is one of; unset: loopback clients only. */
   readonly adminToken: string | undefined;
+  /** `TRUST_PROXY`: proxies whose `X-Forwarded-For` decides who is a loopback client. Default none. */
+  readonly trustProxy?: readonly ProxyRange[];
 }
 
 /** The envelope parts this service can take from peers. */
@@ -22,7 +25,8 @@ const ENVELOPE_CONSUMES = ['domain-data', 'a2ui-surface', 'approval-request', 'a
 
 /**
  * Operational endpoints: `/healthz` (the process answers), `/readyz` (Redis answers), `/metrics`
- * (Prometheus text) and `/.well-known/agent-card.json` (the A2A Agent Card with the Beach extension).
+ * (Prometheus text, guarded like the operator pages: bearer `ADMIN_TOKEN`, or loopback clients
+ * only when unset) and `/.well-known/agent-card.json` (the A2A Agent Card with the Beach extension).
  */
 export function createOpsRoutes(options: OpsRoutesOptions): Route[] {
   const card = buildAgentCard({
@@ -39,6 +43,7 @@ export function createOpsRoutes(options: OpsRoutesOptions): Route[] {
     envelopeConsumes: ENVELOPE_CONSUMES,
     streaming: true,
   });
+  const access = { adminToken: options.adminToken, ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }) };
   return [
     {
       method: 'GET',
@@ -66,7 +71,8 @@ export function createOpsRoutes(options: OpsRoutesOptions): Route[] {
     {
       method: 'GET',
       pattern: '/metrics',
-      handler: ({ res }) => {
+      handler: ({ req, res }) => {
+        if (!authorize(req, res, access)) return Promise.resolve();
         const body = options.metrics.render();
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
         res.end(body);

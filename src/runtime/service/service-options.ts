@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ChannelModule } from '../../../channels/channel.ts';
 import type { ClusterConnectionOptions, RedisConnectionOptions } from '../../../queues/redis-connections.ts';
 import type { SwitchboardEnv } from '../../config/env-types.ts';
+import type { HttpServerLimits } from '../http/http-server.ts';
 import type { ModelClient } from '../model/model-types.ts';
 import type { EventLogArchive } from '../session/event-log.ts';
 import { parseRedisTarget } from '../redis/redis-target.ts';
@@ -32,6 +33,11 @@ export interface ServiceOptions {
   readonly prefix?: string;
   /** Port to listen on; default `env.port`. 0 picks a free one. */
   readonly port?: number;
+  /**
+   * Bounds on slow HTTP clients (web roles): headers within 10 s, the whole request within 30 s,
+   * kept-alive connections idle 5 s at most. See `src/runtime/http/http-server.ts`.
+   */
+  readonly http?: HttpServerLimits;
   /** Turns run at once by this process. Default 64. */
   readonly turnConcurrency?: number;
   /** How long a session lock lives without a heartbeat, in ms. Default 30000. */

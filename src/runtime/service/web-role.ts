@@ -2,13 +2,14 @@
  * The web role: one HTTP server with every channel's routes, the operator pages and the
  * operational endpoints.
  */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createHttpServer } from '../http/http-server.ts';
+import { authorize } from '../http/operator-access.ts';
 import { createRouter, type Route } from '../http/router.ts';
 import { createArtifactRoutes } from '../artifacts/artifact-urls.ts';
 import { createDeliveryFailures } from '../../../queues/delivery-failures.ts';
 import { createInviteRoute } from '../../../channels/web/identity/invite-route.ts';
-import { authorize, createAdminRoutes } from './admin-routes.ts';
+import { createAdminRoutes } from './admin-routes.ts';
 import { createOpsRoutes } from './ops-routes.ts';
 import type { ServiceCore } from './service-core.ts';
 
@@ -18,12 +19,13 @@ function adminRoutes(core: ServiceCore): Route[] {
   const invites = createInviteRoute({
     links: { redis: core.redis, prefix: core.prefix, publicUrl: env.publicUrl },
     people: core.app.people,
-    authorize: (req, res) => authorize(req, res, env.adminToken),
+    authorize: (req, res) => authorize(req, res, { adminToken: env.adminToken, trustProxy: env.trustProxy }),
   });
   return [invites, ...createAdminRoutes({
     approvals: core.approvals,
     failures: (query) => failures.list(query),
-    adminToken: core.env.adminToken,
+    adminToken: env.adminToken,
+    trustProxy: env.trustProxy,
     operations: async () => ({
       queues: await queueStats.counts(),
       sessions: (await sessions.activeTurns()).map((turn) => ({
@@ -45,9 +47,10 @@ export async function startWebRole(core: ServiceCore): Promise<{ url: string; cl
     ...core.channels.routes,
     ...createArtifactRoutes({ store: core.artifacts, secret: core.artifactSecret }),
     ...adminRoutes(core),
-    ...createOpsRoutes({ redis: core.redis, metrics: core.metrics, env, app: core.app, actors: [...core.actors.values()].map((actor) => actor.config), adminToken: env.adminToken }),
+    ...createOpsRoutes({ redis: core.redis, metrics: core.metrics, env, app: core.app, actors: [...core.actors.values()].map((actor) => actor.config), adminToken: env.adminToken, trustProxy: env.trustProxy }),
   ];
-  const server = createServer(createRouter(routes, (error, context) => { logger.warn({ err: error, path: context.url.pathname }, 'request failed'); }));
+  const router = createRouter(routes, (error, context) => { logger.warn({ err: error, path: context.url.pathname }, 'request failed'); });
+  const server = createHttpServer(router, core.options.http);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(core.options.port ?? env.port, () => { resolve(); });
