@@ -4,6 +4,7 @@
  * on a fixed timer schedule, whatever the answers do: latency at a given load).
  */
 import { delivered, LatencyTracker, median, type Summary } from './stats.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** Something messages are sent to and whose answers are observed: switchboard or the baseline. */
 export interface Target {
@@ -66,9 +67,13 @@ export async function saturate(target: Target, messages: number, repeats: number
  * start + i / rate, sent by a timer, never waiting for answers), round robin over the conversations.
  * Latency runs from the send of the POST to the answer; the first `warmUp` are left out.
  */
-export async function openLoop(target: Target, run: string, rate: number, messages: number, warmUp: number): Promise<Summary> {
+export async function openLoop(target: Target, run: string, rate: number, messages: number, warmUp: number): Promise<Summary & { readonly loopDelayP99: number }> {
   const total = warmUp + messages;
   const tracker = new LatencyTracker(total, { warmUp });
+  // How late this process's event loop ran during the run: the part of the latency tail that is
+  // this process being busy (the load generator and the system share it).
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
   target.track(tracker);
   const sends: Promise<void>[] = [];
   let failure: Error | undefined;
@@ -90,7 +95,8 @@ export async function openLoop(target: Target, run: string, rate: number, messag
   await Promise.all(sends);
   if (failure !== undefined) throw failure;
   await delivered(tracker, deadline(total), run);
-  return tracker.summary();
+  loopDelay.disable();
+  return { ...tracker.summary(), loopDelayP99: loopDelay.percentile(99) / 1e6 };
 }
 
 /** Sends `turns` messages to every conversation, one round at a time: each waits for the previous round's answers. */

@@ -48,7 +48,7 @@ export interface SystemFigures {
   readonly cpu: CpuPerMessage;
   /** The open-loop rate offered, msg/s. */
   readonly offered: number;
-  readonly latency: Summary;
+  readonly latency: Summary & { readonly loopDelayP99: number };
 }
 
 let runs = 0;

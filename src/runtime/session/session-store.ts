@@ -18,6 +18,12 @@ export interface SessionStoreOptions {
    * finished turn starts the time again. Default 90 days.
    */
   readonly historyTtlSeconds?: number;
+  /**
+   * How many sessions' histories this process keeps parsed after writing them, so that the next
+   * turn of the session here neither reads nor parses it again (a version check in Redis tells
+   * whether another process wrote a newer one). Default 1000; 0 keeps none.
+   */
+  readonly historyCacheSize?: number;
 }
 
 /** A turn to run: its record and every injection it has taken so far, in arrival order. */
@@ -38,8 +44,8 @@ export interface TurnInProgress {
  *
  * Keys (`<p>` the prefix, `<s>` the session id) and what bounds each: `<p>:s:<s>:pending` (list;
  * emptied by the next turn), `<p>:s:<s>:inbox` (list) and `<p>:s:<s>:turn` (JSON) (both deleted
- * when the turn finishes), `<p>:s:<s>:history` (JSON, trimmed to the actor's token budget by the
- * runner, expires `historyTtlSeconds` after the last turn), `<p>:inj:<injection id>`
+ * when the turn finishes), `<p>:s:<s>:history` (`<turn id>\n<JSON>`, trimmed to the actor's token
+ * budget by the runner, expires `historyTtlSeconds` after the last turn), `<p>:inj:<injection id>`
  * (de-duplication, expires after `dedupeTtlSeconds`).
  */
 export interface SessionStore {
@@ -88,7 +94,10 @@ if not turn and #inbox == 0 then
   if not moved then return false end
   inbox = { moved }
 end
-return { turn or '', inbox, redis.call('GET', KEYS[4]) or '' }`);
+if ARGV[1] ~= '' and redis.call('GETRANGE', KEYS[4], 0, #ARGV[1]) == ARGV[1] .. '\\n' then
+  return { turn or '', inbox, '', 1 }
+end
+return { turn or '', inbox, redis.call('GET', KEYS[4]) or '', 0 }`);
 
 /** Stores the history with its idle expiry, drops the turn and its inbox, answers the mailbox length. */
 const FINISH_SCRIPT = defineScript(`
@@ -103,6 +112,41 @@ if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
 end
 return 0`);
 
+/** A history as stored: `<version>\n<JSON>` (the version is the id of the turn that wrote it), or bare JSON as earlier versions wrote it. */
+function decodeHistory(raw: string): { readonly version: string; readonly json: string } {
+  if (raw.startsWith('[')) return { version: '', json: raw };
+  const newline = raw.indexOf('\n');
+  return { version: raw.slice(0, newline), json: raw.slice(newline + 1) };
+}
+
+/** A parsed history this process wrote, with its version and JSON length. */
+interface KnownHistory {
+  readonly version: string;
+  readonly messages: readonly ModelMessage[];
+  readonly chars: number;
+}
+
+/** A small least-recently-used map of the histories this process wrote last. */
+function historyCache(size: number): { get(sessionId: string): KnownHistory | undefined; set(sessionId: string, known: KnownHistory): void } {
+  const entries = new Map<string, KnownHistory>();
+  return {
+    get(sessionId) {
+      const known = entries.get(sessionId);
+      if (known !== undefined) {
+        entries.delete(sessionId);
+        entries.set(sessionId, known);
+      }
+      return known;
+    },
+    set(sessionId, known) {
+      if (size <= 0) return;
+      entries.delete(sessionId);
+      entries.set(sessionId, known);
+      if (entries.size > size) entries.delete(entries.keys().next().value ?? '');
+    },
+  };
+}
+
 /** A {@link SessionStore} in Redis. */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const { redis } = options;
@@ -111,6 +155,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const historyTtl = options.historyTtlSeconds ?? 90 * 24 * 3600;
   const key = (sessionId: string, part: string): string => `${prefix}:s:${sessionId}:${part}`;
   const parseInjections = (raw: string[]): Injection[] => raw.map((item) => JSON.parse(item) as Injection);
+  const known = historyCache(options.historyCacheSize ?? 1000);
 
   return {
     async accept(sessionId, injection) {
@@ -125,12 +170,14 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
     async beginTurn(sessionId, create) {
       const keys = ['turn', 'inbox', 'pending', 'history'].map((part) => key(sessionId, part));
-      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [])) as [string, string[], string] | null;
+      const cached = known.get(sessionId);
+      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [cached?.version ?? ''])) as [string, string[], string, number] | null;
       if (reply === null) return undefined;
-      const [turnRaw, inboxRaw, historyRaw] = reply;
+      const [turnRaw, inboxRaw, historyRaw, upToDate] = reply;
       const inbox = parseInjections(inboxRaw);
-      const history = historyRaw === '' ? [] : (JSON.parse(historyRaw) as ModelMessage[]);
-      const historyChars = historyRaw === '' ? 2 : historyRaw.length;
+      const stored = decodeHistory(historyRaw);
+      const history = upToDate === 1 && cached !== undefined ? cached.messages : stored.json === '' ? [] : (JSON.parse(stored.json) as ModelMessage[]);
+      const historyChars = upToDate === 1 && cached !== undefined ? cached.chars : stored.json === '' ? 2 : stored.json.length;
       if (turnRaw !== '') return { record: JSON.parse(turnRaw) as TurnRecord, inbox, history, historyChars, resumed: true };
       const first = inbox[0];
       if (first === undefined) return undefined;
@@ -154,12 +201,15 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
     async finishTurn(record, history) {
       const keys = ['history', 'turn', 'inbox', 'pending'].map((part) => key(record.sessionId, part));
-      return Number(await runScript(redis, FINISH_SCRIPT, keys, [JSON.stringify(history), String(historyTtl)]));
+      const json = JSON.stringify(history);
+      const waiting = Number(await runScript(redis, FINISH_SCRIPT, keys, [`${record.turnId}\n${json}`, String(historyTtl)]));
+      known.set(record.sessionId, { version: record.turnId, messages: history, chars: json.length });
+      return waiting;
     },
 
     async history(sessionId) {
       const raw = await redis.get(key(sessionId, 'history'));
-      return raw === null ? [] : (JSON.parse(raw) as ModelMessage[]);
+      return raw === null ? [] : (JSON.parse(decodeHistory(raw).json) as ModelMessage[]);
     },
 
     async currentTurn(sessionId) {

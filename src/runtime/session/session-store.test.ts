@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { sampleInjection } from '../../../queues/queue-test-kit.ts';
+import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
+import type { Injection } from '../injection.ts';
+import type { ModelMessage } from '../model/model-types.ts';
+import { createSessionStore, type SessionStore } from './session-store.ts';
+import type { TurnRecord } from './turn-record.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const connect = useRedisClients(redisUrl);
+
+const say = (text: string): ModelMessage => ({ role: 'user', content: [{ type: 'text', text }] });
+
+function recordFor(sessionId: string, first: Injection, turnId: string): TurnRecord {
+  return {
+    turnId, sessionId, actor: 'main', startedAt: new Date(0).toISOString(), deadlineAt: new Date(60_000).toISOString(),
+    step: 0, corrective: 0, handoffs: 0, given: 0, messages: [], status: 'running', emitted: [], dataEvents: [], replyTo: first.replyTo,
+  };
+}
+
+/** Runs one turn of `sessionId` on `store` that appends `text` to the history. */
+async function oneTurn(store: SessionStore, sessionId: string, id: string, text: string): Promise<readonly ModelMessage[]> {
+  await store.accept(sessionId, sampleInjection(id));
+  const progress = await store.beginTurn(sessionId, (first) => recordFor(sessionId, first, `turn_${id}`));
+  if (progress === undefined) throw new Error('no turn');
+  await store.finishTurn(progress.record, [...progress.history, say(text)]);
+  return progress.history;
+}
+
+describe('session store history', () => {
+  it('keeps the history with the id of the turn that wrote it, and reads what earlier versions wrote', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    await oneTurn(store, 's1', 'm1', 'hello');
+    expect(await redis.get(`${prefix()}:s:s1:history`)).toBe(`turn_m1\n${JSON.stringify([say('hello')])}`);
+    expect(await store.history('s1')).toEqual([say('hello')]);
+    await redis.set(`${prefix()}:s:s2:history`, JSON.stringify([say('old format')]));
+    expect(await store.history('s2')).toEqual([say('old format')]);
+    expect(await oneTurn(store, 's2', 'm2', 'next')).toEqual([say('old format')]);
+  });
+
+  it('gives the next turn in this process the history it wrote, and a newer one written elsewhere', async () => {
+    const here = createSessionStore({ redis: await connect(), prefix: prefix() });
+    const elsewhere = createSessionStore({ redis: await connect(), prefix: prefix() });
+    await oneTurn(here, 's3', 'a1', 'one');
+    const second = await oneTurn(here, 's3', 'a2', 'two');
+    expect(second).toEqual([say('one')]);
+    // Another process runs a turn: this process's copy is out of date and must not be used.
+    expect(await oneTurn(elsewhere, 's3', 'a3', 'three')).toEqual([say('one'), say('two')]);
+    expect(await oneTurn(here, 's3', 'a4', 'four')).toEqual([say('one'), say('two'), say('three')]);
+  });
+
+  it('does not read or parse the history again for the next turn in the process that wrote it', async () => {
+    const store = createSessionStore({ redis: await connect(), prefix: prefix() });
+    await store.accept('s5', sampleInjection('c1'));
+    const first = await store.beginTurn('s5', (injection) => recordFor('s5', injection, 'turn_c1'));
+    if (first === undefined) throw new Error('no turn');
+    const written = [say('kept')];
+    await store.finishTurn(first.record, written);
+    await store.accept('s5', sampleInjection('c2'));
+    const second = await store.beginTurn('s5', (injection) => recordFor('s5', injection, 'turn_c2'));
+    expect(second?.history).toBe(written);
+    expect(second?.historyChars).toBe(JSON.stringify(written).length);
+  });
+
+  it('reads the history again when nothing is kept in the process', async () => {
+    const store = createSessionStore({ redis: await connect(), prefix: prefix(), historyCacheSize: 0 });
+    await oneTurn(store, 's4', 'b1', 'one');
+    expect(await oneTurn(store, 's4', 'b2', 'two')).toEqual([say('one')]);
+  });
+});
