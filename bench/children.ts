@@ -4,6 +4,7 @@
  * stdin closes, so none outlives a bench that crashed.
  */
 import { spawn } from 'node:child_process';
+import { untilReady } from '../test/support/child-ready.ts';
 
 /** A running child process. */
 export interface Child {
@@ -26,19 +27,7 @@ export async function startChild(script: string, config: object): Promise<Child>
     clearTimeout(killer);
   };
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => { reject(new Error(`${script} did not start in 30 s: ${output}`)); }, 30_000);
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`${script} exited with ${String(code)}: ${output}`));
-      });
-    });
+    await untilReady(child, script, () => output);
   } catch (error) {
     await stop();
     throw error;

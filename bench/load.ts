@@ -62,12 +62,18 @@ export async function saturate(target: Target, messages: number, repeats: number
   return { throughput: median(runs), runs, messages: messages * repeats };
 }
 
+/** How late the event loop of the bench process ran during an open-loop run, in ms. */
+export interface LoopDelay {
+  readonly loopDelayP99: number;
+  readonly loopDelayMax: number;
+}
+
 /**
  * Open loop: `warmUp + messages` arrivals at `rate` per second on a fixed schedule (arrival i at
  * start + i / rate, sent by a timer, never waiting for answers), round robin over the conversations.
  * Latency runs from the send of the POST to the answer; the first `warmUp` are left out.
  */
-export async function openLoop(target: Target, run: string, rate: number, messages: number, warmUp: number): Promise<Summary & { readonly loopDelayP99: number }> {
+export async function openLoop(target: Target, run: string, rate: number, messages: number, warmUp: number): Promise<Summary & LoopDelay> {
   const total = warmUp + messages;
   const tracker = new LatencyTracker(total, { warmUp });
   // How late this process's event loop ran during the run: the part of the latency tail that is
@@ -96,7 +102,7 @@ export async function openLoop(target: Target, run: string, rate: number, messag
   if (failure !== undefined) throw failure;
   await delivered(tracker, deadline(total), run);
   loopDelay.disable();
-  return { ...tracker.summary(), loopDelayP99: loopDelay.percentile(99) / 1e6 };
+  return { ...tracker.summary(), loopDelayP99: loopDelay.percentile(99) / 1e6, loopDelayMax: loopDelay.max / 1e6 };
 }
 
 /** Sends `turns` messages to every conversation, one round at a time: each waits for the previous round's answers. */

@@ -50,6 +50,11 @@ export interface FakeMessageReply extends FakeReplyTiming {
   readonly model?: string;
   /** When streaming, wait this long between two events, in milliseconds. Default 0. */
   readonly eventDelayMs?: number;
+  /**
+   * When streaming, send only this many events, then destroy the socket (a stream cut mid-way).
+   * Default: the whole stream.
+   */
+  readonly cutAfterEvents?: number;
 }
 
 /** A complete recorded `Message`, served as is (JSON), or cut into SSE events when the request streams. */
@@ -100,8 +105,19 @@ export interface FakeDisconnectReply extends FakeReplyTiming {
   readonly disconnect: true;
 }
 
+/** Accepts the request and never answers (until the client gives up or the fake closes). */
+export interface FakeHangReply extends FakeReplyTiming {
+  readonly hang: true;
+}
+
 /** Anything a script may answer with. */
-export type FakeReply = FakeMessageReply | FakeRecordedReply | FakeRecordedStreamReply | FakeErrorReply | FakeDisconnectReply;
+export type FakeReply =
+  | FakeMessageReply
+  | FakeRecordedReply
+  | FakeRecordedStreamReply
+  | FakeErrorReply
+  | FakeDisconnectReply
+  | FakeHangReply;
 
 /** A request the fake received. */
 export interface FakeRequest {

@@ -233,6 +233,21 @@ describe('errors', () => {
     await expect(client.messages.create(baseRequest)).rejects.toBeInstanceOf(APIConnectionError);
   });
 
+  it('hangs until the client gives up, and cuts a stream after the given number of events', async () => {
+    fake.enqueue({ hang: true });
+    const impatient = new Anthropic({ baseURL: fake.url, apiKey: 'test', maxRetries: 0, timeout: 100 });
+    await expect(impatient.messages.create(baseRequest)).rejects.toBeInstanceOf(APIConnectionTimeoutError);
+
+    fake.enqueue({ content: [{ type: 'text', text: 'a reply long enough to need several deltas' }], cutAfterEvents: 4 });
+    const events: string[] = [];
+    const stream = client.messages.stream(baseRequest);
+    stream.on('streamEvent', (event) => events.push(event.type));
+    const failure: unknown = await stream.finalMessage().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    // The SDK does not pass the `ping` (event 3) on.
+    expect(events).toEqual(['message_start', 'content_block_start', 'content_block_delta']);
+  });
+
   it('refuses what the real API refuses', async () => {
     const post = (headers: Record<string, string>, body: unknown): Promise<Response> =>
       fetch(`${fake.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

@@ -143,6 +143,8 @@ async function answer(res: ServerResponse, reply: FakeReply, request: FakeMessag
     res.socket?.destroy();
     return;
   }
+  // Left open: the client's abort or the fake's close() drops the connection.
+  if ('hang' in reply) return;
   if ('error' in reply) {
     const { status, type, message, retryAfterSeconds, shouldRetry, midStream } = reply.error;
     const body = errorBody(type, message, reply.error.requestId ?? requestId);
@@ -171,7 +173,16 @@ async function answer(res: ServerResponse, reply: FakeReply, request: FakeMessag
     sendJson(res, 200, message);
     return;
   }
-  await sendSse(res, streamEvents(message), 'eventDelayMs' in reply ? (reply.eventDelayMs ?? 0) : 0);
+  if ('recorded' in reply) {
+    await sendSse(res, streamEvents(message), 0);
+    return;
+  }
+  const events = streamEvents(message);
+  if (reply.cutAfterEvents === undefined) {
+    await sendSse(res, events, reply.eventDelayMs ?? 0);
+    return;
+  }
+  await sendSse(res, events.slice(0, reply.cutAfterEvents), reply.eventDelayMs ?? 0, { cut: true });
 }
 
 /** Checks what the real API checks first; returns the refusal to send, if any. */
@@ -221,14 +232,25 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-async function sendSse(res: ServerResponse, events: readonly FakeSseEvent[], eventDelayMs: number): Promise<void> {
+/** Sends SSE events; with `cut`, destroys the socket after the last one instead of ending the response. */
+async function sendSse(res: ServerResponse, events: readonly FakeSseEvent[], eventDelayMs: number, options: { readonly cut?: boolean } = {}): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const event of events) {
     if (res.destroyed) return;
     res.write(formatSse(event));
     if (eventDelayMs > 0) await sleep(eventDelayMs);
   }
-  res.end();
+  if (options.cut !== true) {
+    res.end();
+    return;
+  }
+  // Let the written events reach the client before the connection drops.
+  await new Promise<void>((resolve) => {
+    res.write('', () => {
+      resolve();
+    });
+  });
+  res.socket?.destroy();
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

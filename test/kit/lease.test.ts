@@ -75,7 +75,7 @@ describe('singleton lease across processes', () => {
     expect(survivor.lines.filter((entry) => /^(refused|error)/.test(entry.text))).toEqual([]);
   });
 
-  it('refuses the writes of a holder that was paused past its TTL, which then steps down', async () => {
+  it('refuses the writes of a holder that was paused past its TTL, or it steps down before writing', async () => {
     const redis = await connect();
     const { holder: paused, other: successor, token: oldToken, keys } = await startPair(redis);
 
@@ -85,10 +85,13 @@ describe('singleton lease across processes', () => {
     const newToken = Number(match[1]);
     await vi.waitFor(async () => { expect(await redis.get(keys.heartbeatKey)).toBe(`${successor.name}:${newToken}`); });
 
-    // On waking up its heartbeat timer fires before it notices the loss: the fence must refuse it.
+    // On waking up, either its heartbeat timer fires first and the fence refuses the write, or its
+    // own expiry check fires first and it steps down without writing (which timer runs first after
+    // a pause is up to the machine's load). Either way nothing of it lands and it stops.
     paused.signal('SIGCONT');
-    await paused.waitForLine(new RegExp(`^refused ${oldToken} lease\\.stale_fence$`), 5000, seen.paused);
     await paused.waitForLine(new RegExp(`^stopped ${oldToken}$`), 5000, seen.paused);
+    const after = paused.lines.slice(seen.paused).map((line) => line.text);
+    expect(after.some((text) => text === `refused ${String(oldToken)} lease.stale_fence` || text.startsWith('error lease.lost'))).toBe(true);
     expect(await redis.get(keys.heartbeatKey)).toBe(`${successor.name}:${newToken}`);
     expect(await readLeaseHolder(redis, keys.leaseKey)).toMatchObject({ ownerId: successor.name, token: newToken });
     expect(paused.lines.slice(seen.paused).some((line) => line.text.startsWith('acquired'))).toBe(false);

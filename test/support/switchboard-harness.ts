@@ -5,6 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createWebEventStore, type StoredWebChatEvent, type WebEventStore } from '../../channels/web/stream/event-store.ts';
 import { issueSignInLink } from '../../channels/web/identity/sign-in-links.ts';
 import { loadEnv } from '../../src/config/env.ts';
+import type { ModelClient } from '../../src/runtime/model/model-types.ts';
 import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { startService, type Service, type ServiceRole } from '../../src/runtime/service/create-service.ts';
@@ -62,6 +63,13 @@ export interface HarnessOptions {
   readonly approvalTtlMs?: number;
   /** Extra environment variables. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Turns run at once by the service. Default the service's (64). */
+  readonly turnConcurrency?: number;
+  /**
+   * Builds the model client from the fake's URL, e.g. the real SDK with a shorter timeout.
+   * Default: the service's own, from the environment (the SDK with 2 retries).
+   */
+  readonly model?: (fakeUrl: string) => ModelClient;
 }
 
 const TERMINAL = new Set(['complete', 'clarifying', 'error', 'passed']);
@@ -99,6 +107,8 @@ export function useSwitchboard(options: HarnessOptions): () => SwitchboardHarnes
       jobLockDurationMs: 5000,
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
       ...(options.delegationTimeoutMs === undefined ? {} : { delegationTimeoutMs: options.delegationTimeoutMs }),
+      ...(options.turnConcurrency === undefined ? {} : { turnConcurrency: options.turnConcurrency }),
+      ...(options.model === undefined ? {} : { model: options.model(fake.url) }),
     });
     redis = new Redis(options.redisUrl());
     const webStore = createWebEventStore({ redis, keyPrefix: prefix });

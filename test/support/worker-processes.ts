@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { untilReady } from './child-ready.ts';
 
 const SCRIPT = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 
@@ -21,19 +22,7 @@ export async function startWorker(config: Record<string, unknown>): Promise<Work
     stderr += chunk.toString();
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => { reject(new Error(`worker did not start in 30 s: ${stderr}`)); }, 30_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${String(code)}: ${stderr}`));
-    });
-  });
+  await untilReady(child, 'worker', () => stderr);
   const pid = child.pid ?? -1;
   return {
     pid,

@@ -59,3 +59,84 @@ describe('the Anthropic model client', () => {
     await expect(client.create(request)).rejects.toMatchObject({ code: 'model.failed', retryable: true });
   });
 });
+
+describe('the Anthropic model client in a provider storm', () => {
+  const respondBlock = { type: 'tool_use' as const, name: 'respond', input: { parts: [{ text: 'Hello.', metadata: { partType: 'response' } }], turnState: 'complete' } };
+
+  it('names the cause of each failure for the person (overloaded, rate limited, server error, rejected)', async () => {
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }) });
+    const cases = [
+      [{ status: 529, type: 'overloaded_error', message: 'Overloaded' }, 'overloaded', /overloaded/],
+      [{ status: 429, type: 'rate_limit_error', message: 'Slow down', retryAfterSeconds: 30 }, 'rate_limited', /too many requests/],
+      [{ status: 500, type: 'api_error', message: 'Internal server error' }, 'server_error', /internal error/],
+      [{ status: 400, type: 'invalid_request_error', message: 'bad' }, 'rejected', /rejected the request/],
+    ] as const;
+    for (const [error, kind, text] of cases) {
+      fake.enqueue({ error });
+      const failure: unknown = await client.create(request).catch((thrown: unknown) => thrown);
+      expect(failure).toMatchObject({ code: 'model.failed', details: { kind, status: error.status } });
+      expect((failure as { details: { userMessage: string } }).details.userMessage).toMatch(text);
+    }
+  });
+
+  it('makes the call again when the stream is cut mid-way before any block, and answers once', async () => {
+    fake.reset();
+    fake.enqueue({ content: [respondBlock], cutAfterEvents: 4 }, { content: [respondBlock] });
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }), streamRetryDelayMs: 1 });
+    const seen: ModelOutputBlock[] = [];
+    const response = await client.create(request, { onBlock: (block) => seen.push(block) });
+    expect(response.content).toHaveLength(1);
+    expect(seen).toHaveLength(1);
+    expect(fake.messageRequests).toHaveLength(2);
+  });
+
+  it('makes the call again after an overloaded_error event mid-stream', async () => {
+    fake.reset();
+    fake.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded', midStream: true } }, { content: [respondBlock] });
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }), streamRetryDelayMs: 1 });
+    const response = await client.create(request);
+    expect(response.content).toHaveLength(1);
+    expect(fake.messageRequests).toHaveLength(2);
+  });
+
+  it('gives up on a stream that keeps breaking, naming a lost connection', async () => {
+    fake.reset();
+    fake.enqueue(...Array.from({ length: 3 }, () => ({ content: [respondBlock], cutAfterEvents: 4 })));
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }), streamRetryDelayMs: 1 });
+    const failure: unknown = await client.create(request).catch((thrown: unknown) => thrown);
+    expect(failure).toMatchObject({ code: 'model.failed', retryable: true, details: { kind: 'connection', attempts: 3 } });
+    expect((failure as { details: { userMessage: string } }).details.userMessage).toMatch(/connection to the model was lost/);
+    expect(fake.messageRequests).toHaveLength(3);
+  });
+
+  it('does not make the call again once a block was handed on, so nothing is delivered twice', async () => {
+    fake.reset();
+    const text = { type: 'text' as const, text: 'first block' };
+    // message_start, block 0 start + ping + delta + stop: block 0 is complete, then the cut.
+    fake.enqueue({ content: [text, respondBlock], cutAfterEvents: 5 });
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }), streamRetryDelayMs: 1 });
+    const seen: ModelOutputBlock[] = [];
+    await expect(client.create(request, { onBlock: (block) => seen.push(block) })).rejects.toMatchObject({ details: { kind: 'connection', attempts: 1 } });
+    expect(seen).toEqual([{ type: 'text', text: 'first block' }]);
+    expect(fake.messageRequests).toHaveLength(1);
+  });
+
+  it('names a timeout when the SDK gives up on a call that hangs', async () => {
+    fake.reset();
+    fake.enqueue({ hang: true });
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0, timeout: 50 }) });
+    const failure: unknown = await client.create(request).catch((thrown: unknown) => thrown);
+    expect(failure).toMatchObject({ code: 'model.failed', retryable: true, details: { kind: 'timeout', attempts: 1 } });
+    expect((failure as { details: { userMessage: string } }).details.userMessage).toMatch(/did not answer in time/);
+  });
+
+  it('stops at once when the caller aborts a call that hangs', async () => {
+    fake.reset();
+    fake.enqueue({ hang: true });
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 2 }) });
+    const startedAt = Date.now();
+    await expect(client.create(request, { signal: AbortSignal.timeout(100) })).rejects.toMatchObject({ details: { kind: 'aborted', attempts: 1 } });
+    expect(Date.now() - startedAt).toBeLessThan(2000);
+    expect(fake.messageRequests).toHaveLength(1);
+  });
+});
