@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { readJsonObject, sendJson, type Route } from '../../../src/runtime/http/router.ts';
-import { checkJsonBody, checkOrigin } from './request-guard.ts';
+import { checkOrigin } from './request-guard.ts';
 import { issueSignInLink, type SignInLinkOptions } from './sign-in-links.ts';
 import type { WebPerson } from './web-identity.ts';
 
@@ -28,7 +28,6 @@ export function createInviteRoute(options: InviteRouteOptions): Route {
     async handler({ req, res }) {
       if (!options.authorize(req, res)) return;
       checkOrigin(req, options.links.publicUrl);
-      checkJsonBody(req);
       const personId = (await readJsonObject(req, 4096))['personId'];
       if (typeof personId !== 'string') {
         throw new SwitchboardError('http.bad_request', '"personId" must be the id of a person in switchboard.yaml.', { details: { field: 'personId' } });

@@ -50,18 +50,9 @@ export function checkOrigin(req: IncomingMessage, publicUrl: string): void {
 }
 
 /**
- * Refuses a body that is not JSON (`content-type: application/json`, charset utf-8 if any), before
- * anything of it is read.
- *
- * @throws SwitchboardError `http.unsupported_media_type` (415) naming `content-type`.
- */
-export function checkJsonBody(req: IncomingMessage): void {
-  requireJsonContentType(req);
-}
-
-/**
  * Everything a state-changing request of a session must pass: {@link checkOrigin}, the CSRF token
- * in {@link CSRF_HEADER} (compared in constant time), and {@link checkJsonBody}.
+ * in {@link CSRF_HEADER} (compared in constant time), and a JSON body (`requireJsonContentType`), before
+ * anything of it is read.
  *
  * @throws SwitchboardError `http.forbidden` (403) for the origin or the token,
  *   `http.unsupported_media_type` (415) for the body type.
@@ -72,5 +63,5 @@ export function checkSessionPost(req: IncomingMessage, options: { readonly secre
   if (token === undefined || !safeEqual(token, csrfTokenFor(options.secret, options.sid))) {
     throw forbidden(`The request lacks a valid ${CSRF_HEADER} header. Reload the page and try again.`, 'csrf');
   }
-  checkJsonBody(req);
+  requireJsonContentType(req);
 }

@@ -3,9 +3,8 @@
  * person (the session is rotated: new sid, the old cookie stops working) and redirects to `/`; a
  * used, expired or unknown one gets a short page saying so. `HEAD` never uses a token up.
  */
-import type { ServerResponse } from 'node:http';
 import type { Route } from '../../../src/runtime/http/router.ts';
-import { htmlSecurityHeaders, serverPagePolicy } from '../../../src/runtime/http/security-headers.ts';
+import { sendHtmlPage, serverPagePolicy } from '../../../src/runtime/http/security-headers.ts';
 import type { WebIdentity } from './web-identity.ts';
 
 const REFUSED_PAGE = `<!doctype html>
@@ -15,17 +14,10 @@ const REFUSED_PAGE = `<!doctype html>
 Ask for a new one.</p><p><a href="/">Open the chat without signing in</a></p></body></html>
 `;
 
-const NO_LEAK_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' } as const;
+const PAGE_POLICY = serverPagePolicy();
 
-function sendPage(res: ServerResponse, status: number, html: string, head: boolean): void {
-  res.writeHead(status, {
-    ...NO_LEAK_HEADERS,
-    ...htmlSecurityHeaders(serverPagePolicy()),
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(html),
-  });
-  res.end(head ? undefined : html);
-}
+/** A redirect that takes a sign-in token off the address bar: never cached, no referrer sent on. */
+const NO_LEAK_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' } as const;
 
 /** Creates the sign-in link route. */
 export function createSignInRoute(identity: WebIdentity): Route {
@@ -34,12 +26,12 @@ export function createSignInRoute(identity: WebIdentity): Route {
     pattern: '/signin/:token',
     async handler({ req, res, params }) {
       if (req.method === 'HEAD') {
-        sendPage(res, 200, '', true);
+        sendHtmlPage(res, 200, '', PAGE_POLICY, true);
         return;
       }
       const grant = await identity.redeem(params['token'] ?? '');
       if (grant === undefined) {
-        sendPage(res, 404, REFUSED_PAGE, false);
+        sendHtmlPage(res, 404, REFUSED_PAGE, PAGE_POLICY);
         return;
       }
       const session = await identity.signIn(await identity.current(req), grant);

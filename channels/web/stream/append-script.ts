@@ -29,10 +29,17 @@ for _, item in ipairs(recent) do
     return { string.sub(item, space + 1), 1 }
   end
 end
+-- The newest entry of the list is the stream's last entry; a stream without a list (written
+-- before the list existed) is asked.
 local previous = '0'
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if last[1] then
-  previous = last[1][1]
+local newest = recent[1] and string.find(recent[1], ' ', 1, true)
+if newest then
+  previous = string.sub(recent[1], newest + 1)
+else
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if last[1] then
+    previous = last[1][1]
+  end
 end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'event', ARGV[1])
 redis.call('LPUSH', KEYS[2], ARGV[5] .. ' ' .. id)

@@ -129,6 +129,22 @@ describe('WebEventStore.subscribe', () => {
     await unsubscribe();
   });
 
+  it('names the stream\'s last entry as the previous one also for a stream written before its dedupe list', async () => {
+    const redis = await connect();
+    const store = await makeStore({ redis });
+    const mine = collector();
+    const unsubscribe = await store.subscribe('older', mine.listener);
+    const first = await store.append('older', part('t', 'p1', 'one'), 'k1');
+    await redis.del(`${prefix()}:web-recent:older`);
+    const second = await store.append('older', part('t', 'p2', 'two'), 'k2');
+    await mine.waitFor(2);
+    expect(mine.received).toEqual([
+      { id: first.id, previousId: '0', event: part('t', 'p1', 'one') },
+      { id: second.id, previousId: first.id, event: part('t', 'p2', 'two') },
+    ]);
+    await unsubscribe();
+  });
+
   it('shares one subscriber connection and stops delivering after unsubscribe', async () => {
     const redis = await connect();
     const subscriber = await connect();

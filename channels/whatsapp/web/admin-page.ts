@@ -8,7 +8,7 @@ import { toDataURL } from 'qrcode';
 import type { ProxyRange } from '../../../src/config/env-types.ts';
 import { authorize } from '../../../src/runtime/http/operator-access.ts';
 import type { Route } from '../../../src/runtime/http/router.ts';
-import { htmlSecurityHeaders, serverPagePolicy } from '../../../src/runtime/http/security-headers.ts';
+import { sendHtmlPage, serverPagePolicy } from '../../../src/runtime/http/security-headers.ts';
 import { escapeHtml } from '../../../src/runtime/service/admin-routes.ts';
 import type { LinkState, LinkStateStore, LinkStatus } from './link-state.ts';
 
@@ -92,13 +92,7 @@ export function createWhatsAppAdminRoutes(options: WhatsAppAdminOptions): Route[
         if (!authorize(req, res, { adminToken: options.adminToken, ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }) })) return;
         const [state, history] = await Promise.all([options.linkState.read(), options.linkState.history(HISTORY_SHOWN)]);
         const html = await renderWhatsAppPage(state, history, options.refreshSeconds);
-        res.writeHead(200, {
-          ...htmlSecurityHeaders(PAGE_POLICY),
-          'content-type': 'text/html; charset=utf-8',
-          'content-length': Buffer.byteLength(html),
-          'cache-control': 'no-store',
-        });
-        res.end(html);
+        sendHtmlPage(res, 200, html, PAGE_POLICY);
       },
     },
   ];

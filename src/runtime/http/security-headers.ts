@@ -4,6 +4,7 @@
  * all, their one inline `<style>` allowed by its hash, never framed, no referrer sent on.
  */
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 
 /** Headers for an HTML answer under `policy` (a `Content-Security-Policy` value). */
 export function htmlSecurityHeaders(policy: string): Readonly<Record<string, string>> {
@@ -13,6 +14,20 @@ export function htmlSecurityHeaders(policy: string): Readonly<Record<string, str
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   };
+}
+
+/**
+ * Sends a server-rendered page: `html` under `policy` with {@link htmlSecurityHeaders}, never cached
+ * (`no-store`: these pages show operator or sign-in state); with `head`, the headers only.
+ */
+export function sendHtmlPage(res: ServerResponse, status: number, html: string, policy: string, head = false): void {
+  res.writeHead(status, {
+    ...htmlSecurityHeaders(policy),
+    'cache-control': 'no-store',
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+  });
+  res.end(head ? undefined : html);
 }
 
 /** The CSP source for an inline `<style>` element whose text is exactly `css`. */

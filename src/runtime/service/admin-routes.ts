@@ -6,14 +6,13 @@
  * needs `Authorization: Bearer <token>`; without one only loopback clients are served.
  */
 
-import type { ServerResponse } from 'node:http';
 import type { ProxyRange } from '../../config/env-types.ts';
 import type { FailedDelivery } from '../../../queues/delivery-failures.ts';
 import { summarizeArgs } from '../../protocol/envelope/approval-surface.ts';
 import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore, ChannelIdentity } from '../approvals/approval-types.ts';
 import { authorize } from '../http/operator-access.ts';
 import { sendJson, type Route } from '../http/router.ts';
-import { htmlSecurityHeaders, serverPagePolicy } from '../http/security-headers.ts';
+import { sendHtmlPage, serverPagePolicy } from '../http/security-headers.ts';
 
 /** What the operator page shows besides approvals: queue depths and sessions with a turn in progress. */
 export interface OperationsSnapshot {
@@ -186,15 +185,6 @@ ${rendered.join('\n')}
 
 const PAGE_POLICY = serverPagePolicy({ inlineStyle: STYLE });
 
-function sendHtml(res: ServerResponse, html: string): void {
-  res.writeHead(200, {
-    ...htmlSecurityHeaders(PAGE_POLICY),
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(html),
-    'cache-control': 'no-store',
-  });
-  res.end(html);
-}
 
 /**
  * Creates the operator routes for approvals:
@@ -216,7 +206,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       pattern: '/admin',
       async handler({ req, res }) {
         if (!authorize(req, res, access)) return;
-        sendHtml(res, await renderPage(options));
+        sendHtmlPage(res, 200, await renderPage(options), PAGE_POLICY);
       },
     },
     {

@@ -82,4 +82,25 @@ describe('buffered event log', () => {
     expect(await redis.xlen(`${prefix()}:s:s6:log`)).toBe(1);
     expect((await buffered.read('other')).map((entry) => entry.type)).toEqual(['part']);
   });
+
+  it('reports a failed write, and a later flush writes only what came after it', async () => {
+    const redis = await connect();
+    const log = createEventLog({ redis, prefix: prefix() });
+    let failNext = true;
+    const flaky = {
+      ...log,
+      appendAll: (sessionId: string, entries: Parameters<typeof log.appendAll>[1]) => {
+        if (!failNext) return log.appendAll(sessionId, entries);
+        failNext = false;
+        return Promise.reject(new Error('Redis went away'));
+      },
+    };
+    const buffered = createBufferedEventLog(flaky);
+    await buffered.append('s7', { type: 'turn_started', data: {} });
+    await expect(buffered.flush('s7')).rejects.toThrow('Redis went away');
+    await buffered.append('s7', { type: 'turn_settled', data: {} });
+    await buffered.flush('s7');
+    // The lost batch is not written late and out of order; the turn's retry logs it again.
+    expect((await log.read('s7')).map((entry) => entry.type)).toEqual(['turn_settled']);
+  });
 });

@@ -118,16 +118,19 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
     }
   };
 
+  const append = async (sessionId: string, entry: EventLogEntry): Promise<string> => {
+    const id = await write(sessionId, ['type', entry.type, 'turn', entry.turnId ?? '', 'actor', entry.actor ?? '', 'data', dataOf(entry)]);
+    await archive(sessionId, id, [entry]);
+    return id;
+  };
+
   return {
-    async append(sessionId, entry) {
-      const id = await write(sessionId, ['type', entry.type, 'turn', entry.turnId ?? '', 'actor', entry.actor ?? '', 'data', dataOf(entry)]);
-      await archive(sessionId, id, [entry]);
-      return id;
-    },
+    append,
     async appendAll(sessionId, entries) {
-      if (entries.length === 0) return;
+      const [only] = entries;
+      if (only === undefined) return;
       if (entries.length === 1) {
-        await this.append(sessionId, entries[0] as EventLogEntry);
+        await append(sessionId, only);
         return;
       }
       const batch = entries.map((entry) => ({ type: entry.type, turnId: entry.turnId, actor: entry.actor, data: dataOf(entry) }));

@@ -35,9 +35,10 @@ describe('session store history', () => {
     const store = createSessionStore({ redis, prefix: prefix() });
     await oneTurn(store, 's1', 'm1', 'hello');
     expect(await redis.get(`${prefix()}:s:s1:history`)).toBe(`turn_m1\n${JSON.stringify([say('hello')])}`);
-    expect(await store.history('s1')).toEqual([say('hello')]);
+    // Another process (nothing kept in memory) reads it back.
+    const fresh = createSessionStore({ redis, prefix: prefix() });
+    expect(await oneTurn(fresh, 's1', 'm1b', 'again')).toEqual([say('hello')]);
     await redis.set(`${prefix()}:s:s2:history`, JSON.stringify([say('old format')]));
-    expect(await store.history('s2')).toEqual([say('old format')]);
     expect(await oneTurn(store, 's2', 'm2', 'next')).toEqual([say('old format')]);
   });
 
@@ -63,6 +64,27 @@ describe('session store history', () => {
     const second = await store.beginTurn('s5', (injection) => recordFor('s5', injection, 'turn_c2'));
     expect(second?.history).toBe(written);
     expect(second?.historyChars).toBe(JSON.stringify(written).length);
+  });
+
+  it('keeps only the latest sessions, and reads an evicted one again', async () => {
+    const store = createSessionStore({ redis: await connect(), prefix: prefix(), historyCacheSize: 1 });
+    const written = new Map<string, ModelMessage[]>();
+    for (const sessionId of ['s6', 's7']) {
+      await store.accept(sessionId, sampleInjection(`${sessionId}-1`));
+      const progress = await store.beginTurn(sessionId, (injection) => recordFor(sessionId, injection, `turn_${sessionId}_1`));
+      if (progress === undefined) throw new Error('no turn');
+      written.set(sessionId, [say(sessionId)]);
+      await store.finishTurn(progress.record, written.get(sessionId) ?? []);
+    }
+    const next = async (sessionId: string): Promise<readonly ModelMessage[] | undefined> => {
+      await store.accept(sessionId, sampleInjection(`${sessionId}-2`));
+      return (await store.beginTurn(sessionId, (injection) => recordFor(sessionId, injection, `turn_${sessionId}_2`)))?.history;
+    };
+    // s7 was written last and is kept; s6 was pushed out by it and is read from Redis.
+    expect(await next('s7')).toBe(written.get('s7'));
+    const s6 = await next('s6');
+    expect(s6).not.toBe(written.get('s6'));
+    expect(s6).toEqual([say('s6')]);
   });
 
   it('reads the history again when nothing is kept in the process', async () => {

@@ -66,10 +66,6 @@ export interface SessionStore {
    * to how many injections wait in the mailbox for the next turn.
    */
   finishTurn(record: TurnRecord, history: readonly ModelMessage[]): Promise<number>;
-  /** The conversation history before the running turn. */
-  history(sessionId: string): Promise<ModelMessage[]>;
-  /** The session's turn record (running, waiting or settling), or `undefined` when none. */
-  currentTurn(sessionId: string): Promise<TurnRecord | undefined>;
   /** Sessions with a turn in progress (running, waiting or settling), at most `limit` (default 100). */
   activeTurns(limit?: number): Promise<TurnRecord[]>;
   /** How many injections wait for a turn. */
@@ -79,7 +75,7 @@ export interface SessionStore {
    * whose deadline passed, `approvalsReady` answering true for a turn waiting for approvals, or
    * waiting injections while no turn waits. One round trip unless `approvalsReady` is asked.
    */
-  hasWork(sessionId: string, approvalsReady?: (turn: TurnRecord) => Promise<boolean>): Promise<boolean>;
+  hasWork(sessionId: string, approvalsReady?: (pending: NonNullable<TurnRecord['pendingApprovals']>) => Promise<boolean>): Promise<boolean>;
 }
 
 /**
@@ -207,16 +203,6 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return waiting;
     },
 
-    async history(sessionId) {
-      const raw = await redis.get(key(sessionId, 'history'));
-      return raw === null ? [] : (JSON.parse(decodeHistory(raw).json) as ModelMessage[]);
-    },
-
-    async currentTurn(sessionId) {
-      const raw = await redis.get(key(sessionId, 'turn'));
-      return raw === null ? undefined : (JSON.parse(raw) as TurnRecord);
-    },
-
     async activeTurns(limit = 100) {
       const found: TurnRecord[] = [];
       // scanKeys visits every master of a cluster; the keys of one batch share the prefix's slot.
@@ -237,7 +223,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const turn = JSON.parse(turnRaw) as TurnRecord;
       if (turn.status !== 'waiting') return true;
       // A wait with no approvals ends at its deadline; approvals are checked by their own store.
-      if (turn.pendingApprovals !== undefined) return approvalsReady === undefined ? false : approvalsReady(turn);
+      if (turn.pendingApprovals !== undefined) return approvalsReady === undefined ? false : approvalsReady(turn.pendingApprovals);
       return turn.wait !== undefined && Date.now() >= Date.parse(turn.wait.until);
     },
   };
