@@ -5,6 +5,7 @@
  */
 import { delivered, LatencyTracker, median, type Summary } from './stats.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { watchGc, type GcDuring } from './gc-watch.ts';
 
 /** Something messages are sent to and whose answers are observed: switchboard or the baseline. */
 export interface Target {
@@ -73,13 +74,14 @@ export interface LoopDelay {
  * start + i / rate, sent by a timer, never waiting for answers), round robin over the conversations.
  * Latency runs from the send of the POST to the answer; the first `warmUp` are left out.
  */
-export async function openLoop(target: Target, run: string, rate: number, messages: number, warmUp: number): Promise<Summary & LoopDelay> {
+export async function openLoop(target: Target, run: string, rate: number, messages: number, warmUp: number): Promise<Summary & LoopDelay & GcDuring> {
   const total = warmUp + messages;
   const tracker = new LatencyTracker(total, { warmUp });
   // How late this process's event loop ran during the run: the part of the latency tail that is
   // this process being busy (the load generator and the system share it).
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
+  const gcs = watchGc();
   target.track(tracker);
   const sends: Promise<void>[] = [];
   let failure: Error | undefined;
@@ -102,7 +104,7 @@ export async function openLoop(target: Target, run: string, rate: number, messag
   if (failure !== undefined) throw failure;
   await delivered(tracker, deadline(total), run);
   loopDelay.disable();
-  return { ...tracker.summary(), loopDelayP99: loopDelay.percentile(99) / 1e6, loopDelayMax: loopDelay.max / 1e6 };
+  return { ...tracker.summary(), loopDelayP99: loopDelay.percentile(99) / 1e6, loopDelayMax: loopDelay.max / 1e6, ...gcs() };
 }
 
 /** Sends `turns` messages to every conversation, one round at a time: each waits for the previous round's answers. */

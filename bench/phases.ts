@@ -9,6 +9,7 @@ import { createBaselineTarget, startBaselineHops } from './baseline.ts';
 import { startChildren, stopChildren } from './children.ts';
 import { closedLoop, openLoop, roundsOfTurns, saturate, type LoopDelay, type Saturation, type Target } from './load.ts';
 import { commandCounts, commandsBetween, cpuNow, cpuPerMessage, sessionBytes, type CpuPerMessage, type SessionBytes } from './redis-usage.ts';
+import type { GcDuring } from './gc-watch.ts';
 import type { Summary } from './stats.ts';
 import { createSwitchboardTarget, startSwitchboard } from './switchboard.ts';
 
@@ -48,7 +49,7 @@ export interface SystemFigures {
   readonly cpu: CpuPerMessage;
   /** The open-loop rate offered, msg/s. */
   readonly offered: number;
-  readonly latency: Summary & LoopDelay;
+  readonly latency: Summary & LoopDelay & GcDuring;
 }
 
 let runs = 0;

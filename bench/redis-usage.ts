@@ -96,8 +96,11 @@ function kindOf(key: string, prefix: string): string {
   return key.slice(prefix.length + 1).split(':').map((part) => (isId(part) ? '*' : part)).join(':');
 }
 
-/** The kinds of key that are a session's history: its event log, its model history, its web chat transcript. */
-const HISTORY_KINDS = new Set(['s:*:log', 's:*:history', 'web:*']);
+/**
+ * The kinds of key that are a session's history: its event log, its model history (the list; its
+ * version key `s:*:histv` counts against the session), its web chat transcript.
+ */
+const HISTORY_KINDS = new Set(['s:*:log', 's:*:hist', 'web:*']);
 
 /** Sums `MEMORY USAGE` of every key under `prefix`, per session (sessions counted by `<prefix>:s:<id>:…`). */
 export async function sessionBytes(redis: Redis, prefix: string): Promise<SessionBytes> {

@@ -49,7 +49,7 @@ export function printSystems(baseline: SystemFigures, switchboard: SystemFigures
   out(`2. Framework latency at ${(plan.loadShare * 100).toFixed(0)}% of each one's saturation (open loop: arrivals on a fixed schedule over ${plan.latencyConversations} other conversations; POST sent -> response part delivered; model time excluded)`);
   for (const [name, figures] of [['baseline   ', baseline], ['switchboard', switchboard]] as const) {
     const { latency, offered } = figures;
-    out(`   ${name}   offered ${msgs(offered)}, achieved ${msgs(latency.throughput)}, ${latency.measured} measured after ${plan.latencyWarmUp} warm-up: p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)} (this process's event-loop delay p99 ${ms(latency.loopDelayP99)}, max ${ms(latency.loopDelayMax)})`);
+    out(`   ${name}   offered ${msgs(offered)}, achieved ${msgs(latency.throughput)}, ${latency.measured} measured after ${plan.latencyWarmUp} warm-up: p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)} (this process's event-loop delay p99 ${ms(latency.loopDelayP99)}, max ${ms(latency.loopDelayMax)}; garbage collections ${latency.majorGcs} full + ${latency.minorGcs} young, longest pause ${ms(latency.gcPauseMax)}, all pauses ${ms(latency.gcPauseTotal)})`);
   }
   out(`   target: p50 <= ${TARGETS.p50Ms} ms, p99 <= ${TARGETS.p99Ms} ms`);
   out('3. Redis commands per message (INFO commandstats around the saturation runs, the whole server)');

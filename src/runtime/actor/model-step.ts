@@ -3,6 +3,7 @@ import { RESPOND_TOOL_NAME } from '../../protocol/respond/respond-schema.ts';
 import { validateRespondCall, type RespondValidation } from '../../protocol/respond/validate-respond-call.ts';
 import type { ModelOutputBlock, ModelRequest, ModelResponse } from '../model/model-types.ts';
 import type { EmittedPart } from '../session/turn-record.ts';
+import { deadlineSignal } from './deadline-signal.ts';
 import { lockLost, type LiveTurn } from './live-turn.ts';
 import { buildModelRequest } from './model-request.ts';
 import { respondContext } from './process-response.ts';
@@ -38,14 +39,16 @@ export async function callModel(scope: TurnScope, actor: ResolvedActor, signal: 
   const request = await logRequest(deps, turn, actor, step);
   const early = earlyDelivery(deps, turn, step);
   // A model call that hangs is cut at the turn's deadline, not left to the SDK's own timeout.
-  const deadline = AbortSignal.timeout(Math.max(1, Date.parse(turn.record.deadlineAt) - now()));
+  const deadline = deadlineSignal(Date.parse(turn.record.deadlineAt) - now());
   let response: ModelResponse;
   try {
-    response = await deps.model.create(request, { signal: AbortSignal.any([signal, deadline]), onBlock: early.onBlock });
+    response = await deps.model.create(request, { signal: AbortSignal.any([signal, deadline.signal]), onBlock: early.onBlock });
   } catch (error) {
     await Promise.allSettled(early.deliveries);
-    await failedCall(scope, { step, error, signal, deadline });
+    await failedCall(scope, { step, error, signal, deadline: deadline.signal });
     return undefined;
+  } finally {
+    deadline.clear();
   }
   await Promise.all(early.deliveries);
   await logResponse(deps, turn, step, response);

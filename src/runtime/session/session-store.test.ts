@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sampleInjection } from '../../../queues/queue-test-kit.ts';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { useRedisClients } from '../../../test/support/redis-clients.ts';
+import { waitFor } from '../../../test/support/wait-for.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
@@ -30,16 +31,75 @@ async function oneTurn(store: SessionStore, sessionId: string, id: string, text:
 }
 
 describe('session store history', () => {
-  it('keeps the history with the id of the turn that wrote it, and reads what earlier versions wrote', async () => {
+  it('keeps the history as a list of messages with the id of the turn that wrote it', async () => {
     const redis = await connect();
     const store = createSessionStore({ redis, prefix: prefix() });
     await oneTurn(store, 's1', 'm1', 'hello');
-    expect(await redis.get(`${prefix()}:s:s1:history`)).toBe(`turn_m1\n${JSON.stringify([say('hello')])}`);
+    await oneTurn(store, 's1', 'm1b', 'again');
+    expect(await redis.lrange(`${prefix()}:s:s1:hist`, 0, -1)).toEqual([JSON.stringify(say('hello')), JSON.stringify(say('again'))]);
+    expect(await redis.get(`${prefix()}:s:s1:histv`)).toBe('turn_m1b');
+    expect(await redis.ttl(`${prefix()}:s:s1:hist`)).toBeGreaterThan(89 * 24 * 3600);
+    expect(await redis.ttl(`${prefix()}:s:s1:histv`)).toBeGreaterThan(89 * 24 * 3600);
     // Another process (nothing kept in memory) reads it back.
     const fresh = createSessionStore({ redis, prefix: prefix() });
-    expect(await oneTurn(fresh, 's1', 'm1b', 'again')).toEqual([say('hello')]);
-    await redis.set(`${prefix()}:s:s2:history`, JSON.stringify([say('old format')]));
-    expect(await oneTurn(store, 's2', 'm2', 'next')).toEqual([say('old format')]);
+    expect(await oneTurn(fresh, 's1', 'm1c', 'third')).toEqual([say('hello'), say('again')]);
+  });
+
+  it('reads both single-string forms earlier versions wrote, and stores them as a list from the next turn', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    await redis.set(`${prefix()}:s:s2:history`, JSON.stringify([say('bare JSON')]));
+    await redis.set(`${prefix()}:s:s8:history`, `turn_old\n${JSON.stringify([say('versioned')])}`);
+    expect(await oneTurn(store, 's2', 'm2', 'next')).toEqual([say('bare JSON')]);
+    expect(await oneTurn(store, 's8', 'm8', 'next')).toEqual([say('versioned')]);
+    expect(await redis.exists(`${prefix()}:s:s2:history`, `${prefix()}:s:s8:history`)).toBe(0);
+    expect(await redis.lrange(`${prefix()}:s:s8:hist`, 0, -1)).toEqual([JSON.stringify(say('versioned')), JSON.stringify(say('next'))]);
+    expect(await oneTurn(createSessionStore({ redis, prefix: prefix() }), 's8', 'm8b', 'more')).toEqual([say('versioned'), say('next')]);
+  });
+
+  it('sends only what a turn changed: appended messages, dropped ones and a rewritten first one', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const monitor = await connect();
+    const written: string[][] = [];
+    // MONITOR shows every command the store sends, Lua script arguments included.
+    await monitor.monitor().then((feed) => feed.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha' || args[0]?.toLowerCase() === 'eval') written.push(args);
+    }));
+    const long = say('x'.repeat(5000));
+    await oneTurn(store, 's9', 'd1', 'one');
+    await oneTurn(store, 's9', 'd2', 'two');
+    await store.accept('s9', sampleInjection('d3'));
+    const third = await store.beginTurn('s9', (injection) => recordFor('s9', injection, 'turn_d3'));
+    if (third === undefined) throw new Error('no turn');
+    const [, second] = third.history;
+    written.length = 0;
+    // The runner dropped the first message, rewrote the second and added two.
+    await store.finishTurn(third.record, [{ ...second, content: [] } as ModelMessage, long, say('four')]);
+    await waitFor(() => written.some((args) => args.includes('turn_d3')), 'the finish script shows in the MONITOR feed');
+    const finish = written.find((args) => args.includes('turn_d3')) ?? [];
+    expect(finish.join(' ')).not.toContain('"one"');
+    expect(finish.filter((arg) => arg.length >= 5000)).toHaveLength(1);
+    expect(await redis.lrange(`${prefix()}:s:s9:hist`, 0, -1)).toEqual([JSON.stringify({ role: 'user', content: [] }), JSON.stringify(long), JSON.stringify(say('four'))]);
+    monitor.disconnect();
+    const next = await createSessionStore({ redis, prefix: prefix() }).beginTurn('s9', () => recordFor('s9', sampleInjection('d4'), 'turn_d4'));
+    expect(next).toBeUndefined();
+  });
+
+  it('stores the whole history when another process wrote it since the turn began', async () => {
+    const redis = await connect();
+    const here = createSessionStore({ redis, prefix: prefix() });
+    const elsewhere = createSessionStore({ redis, prefix: prefix() });
+    await oneTurn(here, 's10', 'e1', 'one');
+    await here.accept('s10', sampleInjection('e2'));
+    const progress = await here.beginTurn('s10', (injection) => recordFor('s10', injection, 'turn_e2'));
+    if (progress === undefined) throw new Error('no turn');
+    // A process that lost track (a lease taken over) writes a history meanwhile.
+    await redis.set(`${prefix()}:s:s10:histv`, 'turn_other');
+    await redis.rpush(`${prefix()}:s:s10:hist`, JSON.stringify(say('other')));
+    expect(await here.finishTurn(progress.record, [...progress.history, say('two')])).toBe(0);
+    expect(await redis.lrange(`${prefix()}:s:s10:hist`, 0, -1)).toEqual([JSON.stringify(say('one')), JSON.stringify(say('two'))]);
+    expect(await oneTurn(elsewhere, 's10', 'e3', 'three')).toEqual([say('one'), say('two')]);
   });
 
   it('gives the next turn in this process the history it wrote, and a newer one written elsewhere', async () => {

@@ -3,6 +3,7 @@ import { defineScript, runScript } from '../redis/redis-script.ts';
 import { scanKeys } from '../redis/redis-client.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
+import { historyChange, listChars, wholeHistory, type HistoryChange, type KnownHistory } from './history-list.ts';
 import type { TurnRecord } from './turn-record.ts';
 
 /** Options of {@link createSessionStore}. */
@@ -19,9 +20,10 @@ export interface SessionStoreOptions {
    */
   readonly historyTtlSeconds?: number;
   /**
-   * How many sessions' histories this process keeps parsed after writing them, so that the next
-   * turn of the session here neither reads nor parses it again (a version check in Redis tells
-   * whether another process wrote a newer one). Default 1000; 0 keeps none.
+   * How many sessions' histories this process keeps parsed after reading or writing them, so that
+   * the next turn of the session here neither reads nor parses it again (a version check in Redis
+   * tells whether another process wrote a newer one) and stores only what it changed. Default 1000;
+   * 0 keeps none (every turn then reads the history and writes it whole).
    */
   readonly historyCacheSize?: number;
 }
@@ -44,9 +46,11 @@ export interface TurnInProgress {
  *
  * Keys (`<p>` the prefix, `<s>` the session id) and what bounds each: `<p>:s:<s>:pending` (list;
  * emptied by the next turn), `<p>:s:<s>:inbox` (list) and `<p>:s:<s>:turn` (JSON) (both deleted
- * when the turn finishes), `<p>:s:<s>:history` (`<turn id>\n<JSON>`, trimmed to the actor's token
- * budget by the runner, expires `historyTtlSeconds` after the last turn), `<p>:inj:<injection id>`
- * (de-duplication, expires after `dedupeTtlSeconds`).
+ * when the turn finishes), `<p>:s:<s>:hist` (list, one message's JSON each: a turn appends what it
+ * added and drops from the front what the runner trimmed to the actor's token budget) with
+ * `<p>:s:<s>:histv` (the id of the turn that wrote it), both expiring `historyTtlSeconds` after the
+ * last turn; `<p>:s:<s>:history` is the single-string form earlier versions wrote, read once and
+ * replaced; `<p>:inj:<injection id>` (de-duplication, expires after `dedupeTtlSeconds`).
  */
 export interface SessionStore {
   /** Puts an injection in the session's mailbox once; `false` when this id was seen before. */
@@ -62,7 +66,8 @@ export interface SessionStore {
   /** Saves the running turn's record. */
   saveTurn(record: TurnRecord): Promise<void>;
   /**
-   * Ends the turn: stores the new history and clears the turn and its inbox, atomically. Resolves
+   * Ends the turn: stores the new history (only the change from the history the turn began with,
+   * when this process still holds that one) and clears the turn and its inbox, atomically. Resolves
    * to how many injections wait in the mailbox for the next turn.
    */
   finishTurn(record: TurnRecord, history: readonly ModelMessage[]): Promise<number>;
@@ -80,7 +85,9 @@ export interface SessionStore {
 
 /**
  * Reads what a turn starts from: the running turn, its inbox (the oldest waiting injection moved in
- * when there is no turn and no inbox) and the history. `false` when there is nothing to do.
+ * when there is no turn and no inbox) and the history. `false` when there is nothing to do. The
+ * history comes as `{ messages, version, state }`: state 1, nothing sent (the version is the one
+ * the caller holds); 0, the list's elements; 2, no list: the earlier single-string form, or `''`.
  */
 const BEGIN_SCRIPT = defineScript(`
 local turn = redis.call('GET', KEYS[1])
@@ -90,16 +97,33 @@ if not turn and #inbox == 0 then
   if not moved then return false end
   inbox = { moved }
 end
-if ARGV[1] ~= '' and redis.call('GETRANGE', KEYS[4], 0, #ARGV[1]) == ARGV[1] .. '\\n' then
-  return { turn or '', inbox, '', 1 }
-end
-return { turn or '', inbox, redis.call('GET', KEYS[4]) or '', 0 }`);
+local version = redis.call('GET', KEYS[5])
+if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 1 } end
+if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0 } end
+return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2 }`);
 
-/** Stores the history with its idle expiry, drops the turn and its inbox, answers the mailbox length. */
+/**
+ * Applies a history change when the stored version is still the one the turn started from (`*`:
+ * store it whole whatever is there), with its idle expiry; drops the turn, its inbox and the
+ * earlier single-string history; answers the mailbox length, or -1 (nothing done) when the stored
+ * history changed meanwhile. ARGV: base version, new version, ttl, drop count, new first message
+ * or '', then the messages to append.
+ */
 const FINISH_SCRIPT = defineScript(`
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-redis.call('DEL', KEYS[2], KEYS[3])
-return redis.call('LLEN', KEYS[4])`);
+if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
+if ARGV[1] == '*' then
+  redis.call('DEL', KEYS[1])
+else
+  if tonumber(ARGV[4]) > 0 then redis.call('LTRIM', KEYS[1], ARGV[4], -1) end
+  if ARGV[5] ~= '' then redis.call('LSET', KEYS[1], 0, ARGV[5]) end
+end
+for first = 6, #ARGV, 1000 do
+  redis.call('RPUSH', KEYS[1], unpack(ARGV, first, math.min(first + 999, #ARGV)))
+end
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+return redis.call('LLEN', KEYS[6])`);
 
 const ACCEPT_SCRIPT = defineScript(`
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
@@ -108,18 +132,19 @@ if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
 end
 return 0`);
 
-/** A history as stored: `<version>\n<JSON>` (the version is the id of the turn that wrote it), or bare JSON as earlier versions wrote it. */
-function decodeHistory(raw: string): { readonly version: string; readonly json: string } {
-  if (raw.startsWith('[')) return { version: '', json: raw };
-  const newline = raw.indexOf('\n');
-  return { version: raw.slice(0, newline), json: raw.slice(newline + 1) };
+/** The earlier single-string history (`<version>\n<JSON>`, or bare JSON before that), as a known history to be stored again whole. */
+function legacyHistory(raw: string): KnownHistory {
+  const json = raw.startsWith('[') ? raw : raw.slice(raw.indexOf('\n') + 1);
+  const messages = json === '' ? [] : (JSON.parse(json) as ModelMessage[]);
+  return { version: '', messages, sizes: messages.map((message) => JSON.stringify(message).length), rewrite: true };
 }
 
-/** A parsed history this process wrote, with its version and JSON length. */
-interface KnownHistory {
-  readonly version: string;
-  readonly messages: readonly ModelMessage[];
-  readonly chars: number;
+/** The history a BEGIN_SCRIPT reply carries (see there), or the cached one it confirmed. */
+function readHistory(reply: readonly [string[], string, number], cached: KnownHistory | undefined): KnownHistory {
+  const [items, version, state] = reply;
+  if (state === 1 && cached !== undefined) return cached;
+  if (state === 2) return legacyHistory(items[0] ?? '');
+  return { version, messages: items.map((item) => JSON.parse(item) as ModelMessage), sizes: items.map((item) => item.length) };
 }
 
 /** A small least-recently-used map of the histories this process wrote last. */
@@ -165,21 +190,22 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     },
 
     async beginTurn(sessionId, create) {
-      const keys = ['turn', 'inbox', 'pending', 'history'].map((part) => key(sessionId, part));
+      const keys = ['turn', 'inbox', 'pending', 'hist', 'histv', 'history'].map((part) => key(sessionId, part));
       const cached = known.get(sessionId);
-      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [cached?.version ?? ''])) as [string, string[], string, number] | null;
+      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [cached?.version ?? ''])) as [string, string[], string[], string, number] | null;
       if (reply === null) return undefined;
-      const [turnRaw, inboxRaw, historyRaw, upToDate] = reply;
+      const [turnRaw, inboxRaw, ...stored] = reply;
       const inbox = parseInjections(inboxRaw);
-      const stored = decodeHistory(historyRaw);
-      const history = upToDate === 1 && cached !== undefined ? cached.messages : stored.json === '' ? [] : (JSON.parse(stored.json) as ModelMessage[]);
-      const historyChars = upToDate === 1 && cached !== undefined ? cached.chars : stored.json === '' ? 2 : stored.json.length;
-      if (turnRaw !== '') return { record: JSON.parse(turnRaw) as TurnRecord, inbox, history, historyChars, resumed: true };
+      const base = readHistory(stored, cached);
+      // Kept for the next turn here, and as the base the turn's changes are computed against.
+      known.set(sessionId, base);
+      const started = { inbox, history: base.messages, historyChars: listChars(base.sizes) };
+      if (turnRaw !== '') return { record: JSON.parse(turnRaw) as TurnRecord, ...started, resumed: true };
       const first = inbox[0];
       if (first === undefined) return undefined;
       const record = create(first);
       await redis.set(key(sessionId, 'turn'), JSON.stringify(record));
-      return { record, inbox, history, historyChars, resumed: false };
+      return { record, ...started, resumed: false };
     },
 
     async steer(sessionId) {
@@ -196,10 +222,19 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     },
 
     async finishTurn(record, history) {
-      const keys = ['history', 'turn', 'inbox', 'pending'].map((part) => key(record.sessionId, part));
-      const json = JSON.stringify(history);
-      const waiting = Number(await runScript(redis, FINISH_SCRIPT, keys, [`${record.turnId}\n${json}`, String(historyTtl)]));
-      known.set(record.sessionId, { version: record.turnId, messages: history, chars: json.length });
+      const { sessionId, turnId } = record;
+      const keys = ['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part));
+      const write = (base: string, change: HistoryChange): Promise<number> =>
+        runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', ...change.append]).then(Number);
+      const base = known.get(sessionId);
+      let change = base === undefined || base.rewrite === true ? wholeHistory(history, 0) : historyChange(base, history);
+      let waiting = await write(base === undefined || base.rewrite === true ? '*' : base.version, change);
+      if (waiting < 0) {
+        // Another process wrote the history since this turn read it: this turn's history wins, whole.
+        change = wholeHistory(history, 0);
+        waiting = await write('*', change);
+      }
+      known.set(sessionId, { version: turnId, messages: history, sizes: change.sizes });
       return waiting;
     },
 
