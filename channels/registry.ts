@@ -1,6 +1,8 @@
 /**
  * Every channel switchboard knows, one line each. The service creates those whose
  * {@link ChannelModule.enabled} says the environment turns them on, and wires each the same way.
+ * A module is light: it loads its adaptor, and with it the channel's SDKs, only when it is created,
+ * so a process pays in memory and start time only for the channels it runs.
  */
 import type { ChannelModule } from './channel.ts';
 import { emailChannel } from './email/index.ts';
