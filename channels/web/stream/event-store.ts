@@ -77,9 +77,12 @@ export interface WebEventStore {
   readAfter(conversationId: string, afterId: string, count: number): Promise<StoredWebChatEvent[]>;
   /**
    * Delivers each event appended from now on to `listener`. Resolves once Redis confirmed the
-   * subscription, so an event appended after that is certain to reach the listener.
+   * subscription, so an event appended after that is certain to reach the listener. Events
+   * appended while the subscriber connection was away (Redis restarted) never reach it: `onResume`
+   * is called once the connection is back and subscribed again, for the caller to read them from
+   * the stream. Rejects with `redis.unavailable` when Redis cannot be reached within 2 s.
    */
-  subscribe(conversationId: string, listener: WebChatEventListener): Promise<Unsubscribe>;
+  subscribe(conversationId: string, listener: WebChatEventListener, onResume?: () => void): Promise<Unsubscribe>;
   /** Ends every subscription and closes the subscriber connection if the store owns it. */
   close(): Promise<void>;
 }
@@ -145,8 +148,8 @@ export function createWebEventStore(options: WebEventStoreOptions): WebEventStor
       return events;
     },
 
-    subscribe(conversationId, listener) {
-      return subscriptions.add(channelOf(conversationId), listener);
+    subscribe(conversationId, listener, onResume) {
+      return subscriptions.add(channelOf(conversationId), listener, onResume);
     },
 
     close() {
