@@ -15,10 +15,14 @@ export interface RedisWatchLogger {
  */
 export function watchRedisConnection(redis: Redis, logger: RedisWatchLogger, name: string): void {
   let lost = false;
+  let lastError: Error | undefined;
   redis.on('error', (error: Error) => {
+    lastError = error;
+  });
+  redis.on('reconnecting', () => {
     if (lost) return;
     lost = true;
-    logger.warn({ redisClient: name, err: error }, 'redis: connection lost; reconnecting');
+    logger.warn({ redisClient: name, err: lastError }, 'redis: connection lost; reconnecting');
   });
   redis.on('ready', () => {
     if (!lost) return;
