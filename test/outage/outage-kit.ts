@@ -47,7 +47,7 @@ export async function timedFetch(url: string, init: RequestInit = {}): Promise<T
     return { status: response.status, headers: response.headers, body, elapsedMs: performance.now() - started };
   } catch (error) {
     if (error instanceof DOMException && error.name === 'TimeoutError') {
-      throw new Error(`${init.method ?? 'GET'} ${url} had no answer within ${String(REQUEST_DEADLINE_MS)} ms: the request hangs instead of failing fast.`);
+      throw new Error(`${init.method ?? 'GET'} ${url} had no answer within ${String(REQUEST_DEADLINE_MS)} ms: the request hangs instead of failing fast.`, { cause: error });
     }
     throw error;
   }

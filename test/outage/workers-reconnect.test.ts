@@ -25,7 +25,10 @@ afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.stop()));
 }, 30_000);
 
-/** Posts until the web process takes it (it may still be reconnecting), then waits for the answer. */
+/** Keeps Redis away for a while: long enough for the workers' blocked commands to fail and back off. */
+const away = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 3_000));
+
+/** Waits until the web process is ready, posts, and waits for the answer. */
 async function answered(conversation: string, text: string): Promise<string[]> {
   await waitFor(async () => (await timedFetch(`${sb().url}/readyz`)).status === 200, 'the web process is ready again', 15_000, 100);
   const posted = await postMessage(sb().browser, conversation, text, `m-${conversation}`);
@@ -41,10 +44,12 @@ describe('worker processes and a Redis that goes away', () => {
     const pids = workers.map((worker) => worker.pid);
 
     await redis().stop();
+    await away();
     await redis().start();
     expect(await answered('c-w-term', 'after a shutdown')).toEqual(['Echo: after a shutdown']);
 
     await redis().kill();
+    await away();
     await redis().start();
     expect(await answered('c-w-kill', 'after a kill')).toEqual(['Echo: after a kill']);
 
