@@ -10,6 +10,7 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { sha256Hex } from './job-ids.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
 
@@ -122,7 +123,7 @@ export function createApprovalExpiry(options: ApprovalExpiryOptions): ApprovalEx
     close() {
       closing ??= (async () => {
         try {
-          await worker?.close();
+          if (worker !== undefined && workerRedis !== undefined) await closeWorker(worker, workerRedis.client);
           await queue.close();
         } finally {
           await workerRedis?.close();

@@ -10,6 +10,7 @@ import { SwitchboardError } from '../src/protocol/errors.ts';
 import type { Injection } from '../src/runtime/injection.ts';
 import { addOnce, type AddOnceResult, type OnceEnvelope } from './add-once.ts';
 import { inboundJobId } from './job-ids.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
 
@@ -154,7 +155,7 @@ export function createInboundWorker(options: InboundWorkerOptions): InboundWorke
     close() {
       closing ??= (async () => {
         try {
-          await worker.close();
+          await closeWorker(worker, redis.client);
         } finally {
           await redis.close();
         }

@@ -35,6 +35,7 @@ import { outboundJobId } from './job-ids.ts';
 import { createDeliveryProcessor, type OutboundJobData } from './outbound-processor.ts';
 import type { Outbound, OutboundOptions } from './outbound-options.ts';
 import type { ChannelSender, SendReceipt } from './outbound-types.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
 import { createRetryDelays } from './retry-delay.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
@@ -187,7 +188,8 @@ export function createOutbound(options: OutboundOptions): Outbound {
     },
     close() {
       closing ??= (async () => {
-        const results = await Promise.allSettled(workers.map((worker) => worker.close()));
+        const client = consumer?.client;
+        const results = await Promise.allSettled(workers.map((worker) => (client === undefined ? worker.close() : closeWorker(worker, client))));
         results.push(...(await Promise.allSettled([...queues.values()].map((queue) => queue.close()))));
         results.push(...(await Promise.allSettled([consumer?.close(), producer.close()])));
         const failed = results.find((result) => result.status === 'rejected');

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
 
@@ -188,7 +189,7 @@ export function createScheduler<S extends CronSchedule>(options: SchedulerOption
     close() {
       closing ??= (async () => {
         try {
-          await worker?.close();
+          if (worker !== undefined && workerRedis !== undefined) await closeWorker(worker, workerRedis.client);
           await queue.close();
         } finally {
           await workerRedis?.close();

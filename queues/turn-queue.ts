@@ -14,6 +14,7 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { turnJobId } from './job-ids.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { createSessionLock, type SessionLease } from './session-lock.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
@@ -242,7 +243,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     close() {
       closing ??= (async () => {
         try {
-          await worker.close();
+          await closeWorker(worker, redis.client);
         } finally {
           await redis.close();
         }

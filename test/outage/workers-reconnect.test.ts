@@ -1,6 +1,7 @@
 /**
  * Separate worker processes survive Redis going away: after Redis is shut down or killed and
- * started again, the same processes (no restart) take the next message and answer it.
+ * started again, the same processes (no restart) take the next message and answer it. And a
+ * worker told to stop while Redis is down stops, instead of waiting for Redis for ever.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,4 +57,20 @@ describe('worker processes and a Redis that goes away', () => {
     for (const worker of workers) expect(worker.process.exitCode, `worker ${String(worker.pid)} exited`).toBeNull();
     expect(workers.map((worker) => worker.pid)).toEqual(pids);
   }, 90_000);
+
+  it('stop when told to (SIGTERM) while Redis is down, instead of waiting for it', async () => {
+    const [worker] = workers;
+    if (worker === undefined) throw new Error('no worker');
+    await redis().stop();
+    try {
+      let stopped = false;
+      const stopping = worker.stop().then(() => {
+        stopped = true;
+      });
+      await waitFor(() => stopped, `worker ${String(worker.pid)} exits after SIGTERM while Redis is down`, 20_000, 50);
+      await stopping;
+    } finally {
+      await redis().start();
+    }
+  }, 60_000);
 });

@@ -7,6 +7,7 @@ import { CHANNEL_MODULES } from '../../../channels/registry.ts';
 import { createInboundQueue } from '../../../queues/inbound-queue.ts';
 import { createOutbound } from '../../../queues/outbound-queue.ts';
 import { createQueueStats } from '../../../queues/queue-stats.ts';
+import { closeRedis } from '../../../queues/redis-connections.ts';
 import { createTurnQueue } from '../../../queues/turn-queue.ts';
 import { DEFAULT_ACTOR_MODEL } from '../../config/models.ts';
 import { createPartTypeRegistry } from '../../protocol/parts/canonical-part-types.ts';
@@ -160,7 +161,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await scheduler.close();
     await core.queueStats.close();
     await channels.close();
-    await redis.quit();
+    await closeRedis(redis);
   };
   return {
     url: web?.url,
