@@ -39,6 +39,7 @@ import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
 import { createRetryDelays } from './retry-delay.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
+import { ignoreConnectionErrors } from './producer-errors.ts';
 
 export type { Outbound, OutboundOptions } from './outbound-options.ts';
 
@@ -112,7 +113,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
   const queueOf = (channel: string): Queue<OutboundJobData> => {
     let queue = queues.get(channel);
     if (queue === undefined) {
-      queue = new Queue<OutboundJobData>(outboundQueueName(channel), { connection: producer.client, prefix, streams: QUEUE_STREAMS });
+      queue = ignoreConnectionErrors(new Queue<OutboundJobData>(outboundQueueName(channel), { connection: producer.client, prefix, streams: QUEUE_STREAMS }));
       queues.set(channel, queue);
     }
     return queue;

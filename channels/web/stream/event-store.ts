@@ -9,6 +9,7 @@ import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { isConversationId } from '../conversation-id.ts';
 import { runAppendScript } from './append-script.ts';
 import { checkWebChatEvent, type WebChatEvent } from './chat-event.ts';
+import { untilRedisReady } from '../../../src/runtime/redis/redis-ready.ts';
 import { createWebSubscriptions } from './subscriptions.ts';
 
 /** One stored event with its stream entry id. */
@@ -88,6 +89,8 @@ export interface WebEventStore {
 }
 
 const DEFAULT_MAX_LEN = 2000;
+/** How long a resumed subscription waits for the command connection, in milliseconds. */
+const RESUME_WAIT_MS = 2000;
 const DEFAULT_IDEMPOTENCY_WINDOW = 32;
 
 /**
@@ -149,7 +152,12 @@ export function createWebEventStore(options: WebEventStoreOptions): WebEventStor
     },
 
     subscribe(conversationId, listener, onResume) {
-      return subscriptions.add(channelOf(conversationId), listener, onResume);
+      // The subscriber may be back before the command connection the caller reads with: wait for it
+      // (bounded), so that the caller's read does not fail for nothing.
+      const resume = onResume === undefined ? undefined : (): void => {
+        untilRedisReady(redis, RESUME_WAIT_MS).then(onResume, onResume);
+      };
+      return subscriptions.add(channelOf(conversationId), listener, resume);
     },
 
     close() {
