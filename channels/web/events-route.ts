@@ -19,6 +19,7 @@
 import type { IncomingMessage } from 'node:http';
 import { asRequestError, sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
+import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
 import { isConversationId } from './conversation-id.ts';
 import { compareStreamIds, isStreamId } from './stream/stream-id.ts';
 import type { LiveWebChatEvent, StoredWebChatEvent, Unsubscribe, WebEventStore } from './stream/event-store.ts';
@@ -179,7 +180,7 @@ export function createWebEventsRoute(options: WebEventsRouteOptions): Route {
       } catch (thrown) {
         const error = asRequestError(thrown);
         if (!isClosed() && !res.headersSent) {
-          res.setHeader('retry-after', '2');
+          res.setHeader('retry-after', String(REDIS_RETRY_AFTER_SECONDS));
           sendJson(res, 503, { error: { code: error.code, message: 'The event stream is unavailable. Try again.', details: { retryable: true } } });
         }
         cleanup();

@@ -12,6 +12,7 @@
 import type { Injection } from '../../src/runtime/injection.ts';
 import { asRequestError, readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
+import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
 import { isConversationId } from './conversation-id.ts';
 import { normaliseWebMessage } from './normalise.ts';
 import type { WebEventStore } from './stream/event-store.ts';
@@ -83,7 +84,7 @@ export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
         // Redis went away before the message was stored, or between storing it and asking for its
         // turn: the same id again is safe either way (answered once; see README "When Redis goes away").
         const error = asRequestError(thrown);
-        res.setHeader('retry-after', '2');
+        res.setHeader('retry-after', String(REDIS_RETRY_AFTER_SECONDS));
         sendJson(res, 503, {
           error: { code: error.code, message: 'The message could not be queued. Send it again with the same id.', details: { retryable: true } },
         });
