@@ -10,8 +10,10 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { sha256Hex } from './job-ids.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
+import { ignoreConnectionErrors } from './producer-errors.ts';
 
 /** Name of the approval expiry BullMQ queue. */
 export const APPROVAL_EXPIRY_QUEUE_NAME = 'approval-expiry';
@@ -82,7 +84,7 @@ export interface ApprovalExpiry {
 export function createApprovalExpiry(options: ApprovalExpiryOptions): ApprovalExpiry {
   const prefix = checkPrefix(options.prefix);
   const producer = openRedis(options.connection, 'producer');
-  const queue = new Queue<ExpiryJobData>(APPROVAL_EXPIRY_QUEUE_NAME, { connection: producer.client, prefix, streams: QUEUE_STREAMS });
+  const queue = ignoreConnectionErrors(new Queue<ExpiryJobData>(APPROVAL_EXPIRY_QUEUE_NAME, { connection: producer.client, prefix, streams: QUEUE_STREAMS }));
   const onError = options.onError ?? (() => undefined);
   const jobOptions = {
     attempts: options.attempts ?? 5,
@@ -122,7 +124,7 @@ export function createApprovalExpiry(options: ApprovalExpiryOptions): ApprovalEx
     close() {
       closing ??= (async () => {
         try {
-          await worker?.close();
+          if (worker !== undefined && workerRedis !== undefined) await closeWorker(worker, workerRedis.client);
           await queue.close();
         } finally {
           await workerRedis?.close();

@@ -10,8 +10,10 @@ import { SwitchboardError } from '../src/protocol/errors.ts';
 import type { Injection } from '../src/runtime/injection.ts';
 import { addOnce, type AddOnceResult, type OnceEnvelope } from './add-once.ts';
 import { inboundJobId } from './job-ids.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
+import { ignoreConnectionErrors } from './producer-errors.ts';
 
 /** Name of the inbound BullMQ queue (its keys are `<prefix>:inbound:…`). */
 export const INBOUND_QUEUE_NAME = 'inbound';
@@ -71,7 +73,7 @@ export interface InboundQueue {
 export function createInboundQueue(options: InboundQueueOptions): InboundQueue {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'producer');
-  const queue = new Queue<InboundJobData>(INBOUND_QUEUE_NAME, { connection: redis.client, prefix, streams: QUEUE_STREAMS });
+  const queue = ignoreConnectionErrors(new Queue<InboundJobData>(INBOUND_QUEUE_NAME, { connection: redis.client, prefix, streams: QUEUE_STREAMS }));
   const jobOptions = {
     attempts: options.attempts ?? 5,
     backoff: { type: 'exponential', delay: options.backoffDelayMs ?? 1000 },
@@ -154,7 +156,7 @@ export function createInboundWorker(options: InboundWorkerOptions): InboundWorke
     close() {
       closing ??= (async () => {
         try {
-          await worker.close();
+          await closeWorker(worker, redis.client);
         } finally {
           await redis.close();
         }

@@ -35,9 +35,11 @@ import { outboundJobId } from './job-ids.ts';
 import { createDeliveryProcessor, type OutboundJobData } from './outbound-processor.ts';
 import type { Outbound, OutboundOptions } from './outbound-options.ts';
 import type { ChannelSender, SendReceipt } from './outbound-types.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
 import { createRetryDelays } from './retry-delay.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
+import { ignoreConnectionErrors } from './producer-errors.ts';
 
 export type { Outbound, OutboundOptions } from './outbound-options.ts';
 
@@ -111,7 +113,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
   const queueOf = (channel: string): Queue<OutboundJobData> => {
     let queue = queues.get(channel);
     if (queue === undefined) {
-      queue = new Queue<OutboundJobData>(outboundQueueName(channel), { connection: producer.client, prefix, streams: QUEUE_STREAMS });
+      queue = ignoreConnectionErrors(new Queue<OutboundJobData>(outboundQueueName(channel), { connection: producer.client, prefix, streams: QUEUE_STREAMS }));
       queues.set(channel, queue);
     }
     return queue;
@@ -187,7 +189,8 @@ export function createOutbound(options: OutboundOptions): Outbound {
     },
     close() {
       closing ??= (async () => {
-        const results = await Promise.allSettled(workers.map((worker) => worker.close()));
+        const client = consumer?.client;
+        const results = await Promise.allSettled(workers.map((worker) => (client === undefined ? worker.close() : closeWorker(worker, client))));
         results.push(...(await Promise.allSettled([...queues.values()].map((queue) => queue.close()))));
         results.push(...(await Promise.allSettled([consumer?.close(), producer.close()])));
         const failed = results.find((result) => result.status === 'rejected');

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
+import { ignoreConnectionErrors } from './producer-errors.ts';
 
 /** Job counts of one queue, by state. */
 export interface QueueCounts {
@@ -21,7 +22,7 @@ const STATES = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioriti
 export function createQueueStats(options: { readonly connection: RedisConnectionInput; readonly prefix?: string; readonly queues: readonly string[] }): QueueStats {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'producer');
-  const handles = options.queues.map((name) => new Queue(name, { connection: redis.client, prefix, streams: QUEUE_STREAMS }));
+  const handles = options.queues.map((name) => ignoreConnectionErrors(new Queue(name, { connection: redis.client, prefix, streams: QUEUE_STREAMS })));
   return {
     async counts() {
       return Promise.all(handles.map(async (queue) => ({ queue: queue.name, counts: await queue.getJobCounts(...STATES) })));

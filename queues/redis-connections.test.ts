@@ -34,11 +34,11 @@ describe('reconnectDelayMs', () => {
 describe('producerRedisOptions and workerRedisOptions', () => {
   it('make producers fail fast and workers wait', () => {
     const producer = producerRedisOptions({ host: 'redis.internal', port: 6380, enableOfflineQueue: true });
-    expect(producer).toMatchObject({ host: 'redis.internal', port: 6380, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    expect(producer).toMatchObject({ host: 'redis.internal', port: 6380, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     const worker = workerRedisOptions({ host: 'redis.internal', maxRetriesPerRequest: 3 });
     expect(worker).toMatchObject({ host: 'redis.internal', enableOfflineQueue: true, maxRetriesPerRequest: null });
-    expect(worker.retryStrategy?.(4)).toBe(4000);
-    expect(producer.retryStrategy?.(100)).toBe(20_000);
+    expect(worker.retryStrategy?.(4)).toBe(800);
+    expect(producer.retryStrategy?.(100)).toBe(2_000);
   });
 
   it('refuse an ioredis keyPrefix (BullMQ takes `prefix` instead)', () => {
@@ -78,8 +78,8 @@ describe('openRedis', () => {
     expect(producer.owned).toBe(true);
     expect(producer.client).toBeInstanceOf(Cluster);
     const options = (producer.client as unknown as Cluster).options;
-    expect(options).toMatchObject({ enableOfflineQueue: false, lazyConnect: true, redisOptions: { password: 'pw', maxRetriesPerRequest: 1 } });
-    expect(options.clusterRetryStrategy?.(4)).toBe(4000);
+    expect(options).toMatchObject({ enableOfflineQueue: false, lazyConnect: true, redisOptions: { password: 'pw', maxRetriesPerRequest: 0 } });
+    expect(options.clusterRetryStrategy?.(4)).toBe(800);
     await producer.close();
     const worker = openRedis({ clusterNodes: nodes, nodeOptions: { lazyConnect: true } }, 'worker');
     expect((worker.client as unknown as Cluster).options).toMatchObject({ enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: null } });

@@ -2,7 +2,8 @@
  * Redis connections for the queues, set up the way BullMQ's production guidance asks:
  * producers (`Queue`) fail fast while Redis is unreachable, so a webhook answers with an error and
  * the channel redelivers; workers (and anything that blocks) wait for Redis forever instead of
- * dropping commands (`maxRetriesPerRequest: null`). Both reconnect with a capped exponential backoff.
+ * dropping commands (`maxRetriesPerRequest: null`). Both reconnect with a capped exponential backoff
+ * (at most 2 s apart by default).
  *
  * Every factory in `queues/` takes a {@link RedisConnectionInput}: an ioredis client the caller owns
  * (and closes), or options for a client the factory opens itself (and closes in its `close()`).
@@ -14,6 +15,9 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { createClusterClient, isRedisClient } from '../src/runtime/redis/redis-client.ts';
 import type { RedisNodeAddress } from '../src/runtime/redis/redis-target.ts';
+import { REDIS_RECONNECT, reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
+
+export { reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
 
 /** The key prefix of every queue and every key of `queues/` when none is given: `sb`. */
 export const DEFAULT_PREFIX = 'sb';
@@ -42,31 +46,6 @@ export type RedisConnectionInput = Redis | RedisConnectionOptions | ClusterConne
 /** What a connection is used for; decides its retry behaviour. */
 export type RedisRole = 'producer' | 'worker';
 
-/** Shape of the reconnect backoff of {@link reconnectDelayMs}. */
-export interface ReconnectBackoff {
-  /** Delay before the first reconnect attempt, in milliseconds. Default 500. */
-  readonly baseDelayMs?: number;
-  /** Upper bound of any delay, in milliseconds. Default 20000. */
-  readonly maxDelayMs?: number;
-}
-
-/**
- * How long to wait before reconnect attempt number `attempt` (1-based): doubles from
- * `baseDelayMs` and never exceeds `maxDelayMs`. Used as ioredis' `retryStrategy`, so the client
- * retries for ever.
- *
- * @example
- * reconnectDelayMs(1); // 500
- * reconnectDelayMs(4); // 4000
- * reconnectDelayMs(99); // 20000
- */
-export function reconnectDelayMs(attempt: number, backoff: ReconnectBackoff = {}): number {
-  const base = backoff.baseDelayMs ?? 500;
-  const max = backoff.maxDelayMs ?? 20_000;
-  const exponent = Math.min(Math.max(attempt, 1) - 1, 30);
-  return Math.min(max, base * 2 ** exponent);
-}
-
 function rejectKeyPrefix(keyPrefix: unknown): void {
   if (typeof keyPrefix === 'string' && keyPrefix !== '') {
     throw new SwitchboardError(
@@ -80,18 +59,20 @@ function rejectKeyPrefix(keyPrefix: unknown): void {
 /**
  * ioredis options for a producer connection (one that adds jobs, e.g. from a webhook handler):
  * `enableOfflineQueue: false` so a command fails at once while Redis is unreachable,
- * `maxRetriesPerRequest: 1` so a command caught by a dropped connection fails after one retry, and
- * a capped exponential reconnect (see {@link reconnectDelayMs}). Fields of `base` win except these.
+ * `maxRetriesPerRequest: 0` so a command caught by a dropped connection fails with it (with 1,
+ * ioredis may keep such a command until the connection is back, and the request waits that long), and
+ * a capped exponential reconnect (default {@link REDIS_RECONNECT}: 100 ms doubling to 2 s, so the
+ * producer is back within 2 s of Redis). Fields of `base` win except these.
  */
 export function producerRedisOptions(
   base: RedisConnectionOptions = {},
-  backoff: ReconnectBackoff = {},
+  backoff: ReconnectBackoff = REDIS_RECONNECT,
 ): RedisConnectionOptions {
   rejectKeyPrefix(base.keyPrefix);
   return {
     ...withoutReplyMapping(base),
     enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
+    maxRetriesPerRequest: 0,
     retryStrategy: (times: number) => reconnectDelayMs(times, backoff),
   };
 }
@@ -100,11 +81,12 @@ export function producerRedisOptions(
  * ioredis options for a worker connection (BullMQ `Worker`, its blocking duplicate, session locks,
  * the delivery ledger): `maxRetriesPerRequest: null` and the offline queue enabled, so commands
  * wait for Redis to come back instead of failing a running job, and a capped exponential reconnect
- * (see {@link reconnectDelayMs}). Fields of `base` win except these.
+ * (default {@link REDIS_RECONNECT}: 100 ms doubling to 2 s, so a worker takes jobs again within 2 s
+ * of Redis coming back). Fields of `base` win except these.
  */
 export function workerRedisOptions(
   base: RedisConnectionOptions = {},
-  backoff: ReconnectBackoff = {},
+  backoff: ReconnectBackoff = REDIS_RECONNECT,
 ): RedisConnectionOptions {
   rejectKeyPrefix(base.keyPrefix);
   return {

@@ -9,8 +9,10 @@
 import { createHash } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
+import { ignoreConnectionErrors } from './producer-errors.ts';
 
 /** Name of the schedule BullMQ queue (its keys are `<prefix>:schedules:…`). */
 export const SCHEDULE_QUEUE_NAME = 'schedules';
@@ -111,7 +113,7 @@ function firedAtOf(job: Job<TickJobData>): Date {
 export function createScheduler<S extends CronSchedule>(options: SchedulerOptions<S>): Scheduler {
   const prefix = checkPrefix(options.prefix);
   const producer = openRedis(options.connection, 'producer');
-  const queue = new Queue<TickJobData>(SCHEDULE_QUEUE_NAME, { connection: producer.client, prefix, streams: QUEUE_STREAMS });
+  const queue = ignoreConnectionErrors(new Queue<TickJobData>(SCHEDULE_QUEUE_NAME, { connection: producer.client, prefix, streams: QUEUE_STREAMS }));
   const onError = options.onError ?? (() => undefined);
   const now = options.now ?? Date.now;
   const maxLatenessMs = options.maxLatenessMs ?? 60 * 60 * 1000;
@@ -188,7 +190,7 @@ export function createScheduler<S extends CronSchedule>(options: SchedulerOption
     close() {
       closing ??= (async () => {
         try {
-          await worker?.close();
+          if (worker !== undefined && workerRedis !== undefined) await closeWorker(worker, workerRedis.client);
           await queue.close();
         } finally {
           await workerRedis?.close();

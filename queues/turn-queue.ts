@@ -14,9 +14,11 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { turnJobId } from './job-ids.ts';
+import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { createSessionLock, type SessionLease } from './session-lock.ts';
 import { QUEUE_STREAMS } from './queue-streams.ts';
+import { ignoreConnectionErrors } from './producer-errors.ts';
 
 /** Name of the turn BullMQ queue (its keys are `<prefix>:turns:…`). */
 export const TURN_QUEUE_NAME = 'turns';
@@ -74,7 +76,7 @@ export interface TurnQueue {
 export function createTurnQueue(options: TurnQueueOptions): TurnQueue {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'producer');
-  const queue = new Queue<TurnJobData>(TURN_QUEUE_NAME, { connection: redis.client, prefix, streams: QUEUE_STREAMS });
+  const queue = ignoreConnectionErrors(new Queue<TurnJobData>(TURN_QUEUE_NAME, { connection: redis.client, prefix, streams: QUEUE_STREAMS }));
   const jobOptions = {
     attempts: options.attempts ?? 3,
     backoff: { type: 'exponential', delay: options.backoffDelayMs ?? 1000 },
@@ -242,7 +244,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     close() {
       closing ??= (async () => {
         try {
-          await worker.close();
+          await closeWorker(worker, redis.client);
         } finally {
           await redis.close();
         }

@@ -5,7 +5,7 @@
  * on the queues. A failed enqueue is a 503 so Slack retries.
  */
 import type { Logger } from 'pino';
-import { sendJson, type Route } from '../../src/runtime/http/router.ts';
+import { asRequestError, sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { createSlackIntake, type SlackIntakeOptions, type SlackIntakeOutcome } from './intake.ts';
 import { readSlackRequest } from './verify.ts';
 
@@ -34,7 +34,7 @@ export function createSlackRoutes(options: SlackRoutesOptions): Route[] {
       } catch (error) {
         options.logger.warn({ err: error, channel: 'slack' }, 'slack: not enqueued; Slack will retry');
         res.setHeader('retry-after', '2');
-        sendJson(res, 503, { error: { code: 'queue.closed', message: 'Not accepted; try again.' } });
+        sendJson(res, 503, { error: { code: asRequestError(error).code, message: 'Not accepted; try again.' } });
         return;
       }
       if (outcome.kind === 'unreadable') sendJson(res, 400, { error: { code: 'http.bad_request', message: 'Not a Slack event or interaction.' } });

@@ -8,15 +8,18 @@
  * then send the stored events after the resume point, then the buffered live events newer than the
  * last one sent, then live events as they come. A live event whose predecessor was not the last
  * one sent (a pub/sub message was lost, e.g. while the subscriber reconnected) starts the same
- * catch-up from the stream; so does every heartbeat, for a loss with no event after it yet.
+ * catch-up from the stream; so do the subscriber's return after Redis went away and every
+ * heartbeat, for a loss with no event after it yet. A catch-up that cannot read Redis ends the
+ * stream; the browser reconnects with `Last-Event-ID` (503 `redis.unavailable` while Redis is away).
  *
  * Open streams are capped per browser identity and per process (`stream-slots.ts`): one over
  * either cap is refused with 429 `http.too_many_streams` and `Retry-After` (`HEAD` tells the same).
  */
 
 import type { IncomingMessage } from 'node:http';
-import { sendJson, type Route } from '../../src/runtime/http/router.ts';
-import { SwitchboardError, toSwitchboardError } from '../../src/protocol/errors.ts';
+import { asRequestError, sendJson, type Route } from '../../src/runtime/http/router.ts';
+import { SwitchboardError } from '../../src/protocol/errors.ts';
+import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
 import { isConversationId } from './conversation-id.ts';
 import { compareStreamIds, isStreamId } from './stream/stream-id.ts';
 import type { LiveWebChatEvent, StoredWebChatEvent, Unsubscribe, WebEventStore } from './stream/event-store.ts';
@@ -159,17 +162,25 @@ export function createWebEventsRoute(options: WebEventsRouteOptions): Route {
       };
 
       try {
-        stream.unsubscribe = await store.subscribe(conversationId, (live) => {
-          if (buffering) {
-            buffered.push(live);
-          } else if (!sendLive(live)) {
-            buffered.push(live);
+        stream.unsubscribe = await store.subscribe(
+          conversationId,
+          (live) => {
+            if (buffering) {
+              buffered.push(live);
+            } else if (!sendLive(live)) {
+              buffered.push(live);
+              void catchUp();
+            }
+          },
+          // Back after Redis went away: what was published meanwhile is only in the stream.
+          () => {
             void catchUp();
-          }
-        });
+          },
+        );
       } catch (thrown) {
-        const error = toSwitchboardError(thrown);
+        const error = asRequestError(thrown);
         if (!isClosed() && !res.headersSent) {
+          res.setHeader('retry-after', String(REDIS_RETRY_AFTER_SECONDS));
           sendJson(res, 503, { error: { code: error.code, message: 'The event stream is unavailable. Try again.', details: { retryable: true } } });
         }
         cleanup();

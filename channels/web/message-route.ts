@@ -6,12 +6,13 @@
  * only after the injection was durably enqueued; then the message is echoed into the
  * conversation's stream so every open tab shows it. The answer is `{ id, duplicate }` (plus
  * `echoed: false` in the rare case the echo could not be stored); a failed enqueue is 503 with
- * nothing accepted.
+ * `Retry-After`, and sending the same id again is answered once.
  */
 
 import type { Injection } from '../../src/runtime/injection.ts';
-import { readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
-import { SwitchboardError, toSwitchboardError } from '../../src/protocol/errors.ts';
+import { asRequestError, readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
+import { SwitchboardError } from '../../src/protocol/errors.ts';
+import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
 import { isConversationId } from './conversation-id.ts';
 import { normaliseWebMessage } from './normalise.ts';
 import type { WebEventStore } from './stream/event-store.ts';
@@ -80,10 +81,12 @@ export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
       try {
         ({ duplicate } = await options.enqueue(injection));
       } catch (thrown) {
-        const error = toSwitchboardError(thrown);
-        res.setHeader('retry-after', '2');
+        // Redis went away before the message was stored, or between storing it and asking for its
+        // turn: the same id again is safe either way (answered once; see README "When Redis goes away").
+        const error = asRequestError(thrown);
+        res.setHeader('retry-after', String(REDIS_RETRY_AFTER_SECONDS));
         sendJson(res, 503, {
-          error: { code: error.code, message: 'The message could not be queued and was not accepted. Try again.', details: { retryable: true } },
+          error: { code: error.code, message: 'The message could not be queued. Send it again with the same id.', details: { retryable: true } },
         });
         return;
       }

@@ -51,6 +51,7 @@ export const ERROR_CODES = [
   'schedule.invalid',
   'artifact.too_large',
   'artifact.not_found',
+  'redis.unavailable',
   'internal',
 ] as const;
 

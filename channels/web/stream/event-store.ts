@@ -9,6 +9,7 @@ import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { isConversationId } from '../conversation-id.ts';
 import { runAppendScript } from './append-script.ts';
 import { checkWebChatEvent, type WebChatEvent } from './chat-event.ts';
+import { untilRedisReady } from '../../../src/runtime/redis/redis-ready.ts';
 import { createWebSubscriptions } from './subscriptions.ts';
 
 /** One stored event with its stream entry id. */
@@ -77,14 +78,19 @@ export interface WebEventStore {
   readAfter(conversationId: string, afterId: string, count: number): Promise<StoredWebChatEvent[]>;
   /**
    * Delivers each event appended from now on to `listener`. Resolves once Redis confirmed the
-   * subscription, so an event appended after that is certain to reach the listener.
+   * subscription, so an event appended after that is certain to reach the listener. Events
+   * appended while the subscriber connection was away (Redis restarted) never reach it: `onResume`
+   * is called once the connection is back and subscribed again, for the caller to read them from
+   * the stream. Rejects with `redis.unavailable` when Redis cannot be reached within 2 s.
    */
-  subscribe(conversationId: string, listener: WebChatEventListener): Promise<Unsubscribe>;
+  subscribe(conversationId: string, listener: WebChatEventListener, onResume?: () => void): Promise<Unsubscribe>;
   /** Ends every subscription and closes the subscriber connection if the store owns it. */
   close(): Promise<void>;
 }
 
 const DEFAULT_MAX_LEN = 2000;
+/** How long a resumed subscription waits for the command connection, in milliseconds. */
+const RESUME_WAIT_MS = 2000;
 const DEFAULT_IDEMPOTENCY_WINDOW = 32;
 
 /**
@@ -145,8 +151,13 @@ export function createWebEventStore(options: WebEventStoreOptions): WebEventStor
       return events;
     },
 
-    subscribe(conversationId, listener) {
-      return subscriptions.add(channelOf(conversationId), listener);
+    subscribe(conversationId, listener, onResume) {
+      // The subscriber may be back before the command connection the caller reads with: wait for it
+      // (bounded), so that the caller's read does not fail for nothing.
+      const resume = onResume === undefined ? undefined : (): void => {
+        untilRedisReady(redis, RESUME_WAIT_MS).then(onResume, onResume);
+      };
+      return subscriptions.add(channelOf(conversationId), listener, resume);
     },
 
     close() {

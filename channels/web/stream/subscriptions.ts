@@ -2,9 +2,14 @@
  * Many listeners on one Redis subscriber connection: the first listener of a channel subscribes
  * it, the last one to leave unsubscribes it. SUBSCRIBE and UNSUBSCRIBE of one channel run one
  * after the other, so a quick leave-and-join never ends up unsubscribed.
+ *
+ * When Redis goes away the connection reconnects by itself and subscribes its channels again;
+ * whatever was published meanwhile is lost to it, so each listener's `onResume` is called once the
+ * channels are subscribed again, for it to read what it missed.
  */
 
 import type { Redis } from 'ioredis';
+import { untilRedisReady } from '../../../src/runtime/redis/redis-ready.ts';
 
 /** Options of {@link createWebSubscriptions}. */
 export interface WebSubscriptionsOptions<T> {
@@ -14,12 +19,20 @@ export interface WebSubscriptionsOptions<T> {
   readonly decode: (message: string) => T | undefined;
   /** Called when a listener throws. Default: ignore. */
   readonly onListenerError?: (error: unknown) => void;
+  /**
+   * How long a subscription waits for the connection to be ready, in milliseconds; then it fails
+   * with `redis.unavailable`. Default 2000.
+   */
+  readonly readyTimeoutMs?: number;
 }
 
 /** A set of channel subscriptions sharing one connection. */
 export interface WebSubscriptions<T> {
-  /** Adds a listener; resolves once the channel is subscribed, with the function that removes it. */
-  add(channel: string, listener: (value: T) => void): Promise<() => Promise<void>>;
+  /**
+   * Adds a listener; resolves once the channel is subscribed, with the function that removes it.
+   * `onResume` is called each time the connection came back after a loss and subscribed again.
+   */
+  add(channel: string, listener: (value: T) => void, onResume?: () => void): Promise<() => Promise<void>>;
   /** Removes every listener and closes the connection if it is owned. */
   close(): Promise<void>;
 }
@@ -36,6 +49,30 @@ export function createWebSubscriptions<T>(options: WebSubscriptionsOptions<T>): 
   let connection: Redis | undefined;
   let owned = false;
   let closed = false;
+  let everReady = false;
+  const resumers = new Set<() => void>();
+  const readyTimeoutMs = options.readyTimeoutMs ?? 2_000;
+
+  const resumeAll = (): void => {
+    for (const resume of [...resumers]) {
+      try {
+        resume();
+      } catch (error) {
+        options.onListenerError?.(error);
+      }
+    }
+  };
+
+  /** After a reconnect: once the channels are subscribed again (a PING answers after them), resume. */
+  const onReady = (): void => {
+    if (!everReady) {
+      everReady = true;
+      return;
+    }
+    setImmediate(() => {
+      connection?.ping().then(resumeAll, resumeAll);
+    });
+  };
 
   const onMessage = (channel: string, message: string): void => {
     const state = channels.get(channel);
@@ -57,6 +94,8 @@ export function createWebSubscriptions<T>(options: WebSubscriptionsOptions<T>): 
       connection = made.connection;
       owned = made.owned;
       connection.on('message', onMessage);
+      connection.on('ready', onReady);
+      everReady = connection.status === 'ready';
     }
     return connection;
   };
@@ -65,6 +104,8 @@ export function createWebSubscriptions<T>(options: WebSubscriptionsOptions<T>): 
     const run = async (): Promise<void> => {
       if (closed) return;
       const redis = connectionFor();
+      // The connection has no offline queue: wait (bounded) until it is up.
+      await untilRedisReady(redis, readyTimeoutMs);
       if (state.listeners.size > 0 && !state.subscribed) {
         await redis.subscribe(channel);
         state.subscribed = true;
@@ -80,7 +121,7 @@ export function createWebSubscriptions<T>(options: WebSubscriptionsOptions<T>): 
   };
 
   return {
-    async add(channel, listener) {
+    async add(channel, listener, onResume) {
       if (closed) throw new Error('The web event subscriptions are closed.');
       let state = channels.get(channel);
       if (state === undefined) {
@@ -93,7 +134,12 @@ export function createWebSubscriptions<T>(options: WebSubscriptionsOptions<T>): 
         listener(value);
       };
       own.listeners.add(entry);
+      const resume = (): void => {
+        onResume?.();
+      };
+      resumers.add(resume);
       const remove = async (): Promise<void> => {
+        resumers.delete(resume);
         if (!own.listeners.delete(entry)) return;
         await reconcile(channel, own).catch(() => undefined);
       };
@@ -111,9 +157,11 @@ export function createWebSubscriptions<T>(options: WebSubscriptionsOptions<T>): 
       closed = true;
       const subscribed = [...channels].filter(([, state]) => state.subscribed).map(([channel]) => channel);
       channels.clear();
+      resumers.clear();
       const redis = connection;
       if (redis === undefined) return;
       redis.off('message', onMessage);
+      redis.off('ready', onReady);
       if (owned) {
         await redis.quit().catch(() => {
           redis.disconnect();

@@ -16,6 +16,7 @@ beforeAll(async () => {
         { method: 'POST', pattern: '/items', handler: async ({ req, res }) => { sendJson(res, 201, await readJsonObject(req, 64)); } },
         { method: 'GET', pattern: '/boom', handler: () => Promise.reject(new Error('kaboom')) },
         { method: 'GET', pattern: '/missing', handler: () => Promise.reject(new SwitchboardError('http.not_found', 'gone')) },
+        { method: 'GET', pattern: '/redis-away', handler: () => Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false")) },
       ],
       (error) => errors.push(error.code),
     ),
@@ -29,6 +30,13 @@ afterAll(async () => {
 });
 
 describe('the HTTP router', () => {
+  it('answers a handler failure that says Redis is away with 503 redis.unavailable and Retry-After', async () => {
+    const response = await fetch(`${base}/redis-away`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect(await response.json()).toMatchObject({ error: { code: 'redis.unavailable', details: { retryAfterSeconds: 2 } } });
+  });
+
   it('routes by method and pattern, decoding path parameters', async () => {
     const response = await fetch(`${base}/items/a%20b`);
     expect(await response.json()).toEqual({ id: 'a b' });

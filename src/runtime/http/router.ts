@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SwitchboardError, toSwitchboardError } from '../../protocol/errors.ts';
+import { isRedisUnavailable, redisUnavailable } from '../redis/redis-unavailable.ts';
 
 /** What a route handler receives. */
 export interface HttpContext {
@@ -53,7 +54,16 @@ const STATUS_BY_CODE: Partial<Record<SwitchboardError['code'], number>> = {
   'http.unsupported_media_type': 415,
   'http.too_many_streams': 429,
   'config.invalid': 503,
+  'redis.unavailable': 503,
 };
+
+/**
+ * A handler's failure as a coded error: one that says Redis could not be reached becomes
+ * `redis.unavailable` (503 with `Retry-After`), whichever store or queue it came from.
+ */
+export function asRequestError(thrown: unknown): SwitchboardError {
+  return isRedisUnavailable(thrown) ? redisUnavailable(thrown) : toSwitchboardError(thrown);
+}
 
 /** Sends the JSON error answer of a handler's failure (or ends an answer already under way). */
 function answerError(req: IncomingMessage, res: ServerResponse, error: SwitchboardError): void {
@@ -71,8 +81,9 @@ function answerError(req: IncomingMessage, res: ServerResponse, error: Switchboa
 /**
  * A request listener for `node:http` that dispatches to the first matching route. Unknown paths
  * get 404, a known path with another method 405, and a handler's error a JSON error answer with
- * its stable code (500 for anything not marked as the client's fault), `Retry-After` when the
- * error's `details.retryAfterSeconds` is a number. Every answer carries `X-Content-Type-Options: nosniff`.
+ * its stable code (500 for anything not marked as the client's fault; 503 `redis.unavailable`
+ * when Redis could not be reached), `Retry-After` when the error's `details.retryAfterSeconds` is
+ * a number. Every answer carries `X-Content-Type-Options: nosniff`.
  */
 export function createRouter(
   routes: readonly Route[],
@@ -99,7 +110,7 @@ export function createRouter(
       }
       const context: HttpContext = { req, res, url, params };
       route.handler(context).catch((thrown: unknown) => {
-        const error = toSwitchboardError(thrown);
+        const error = asRequestError(thrown);
         answerError(req, res, error);
         onError(error, context);
       });

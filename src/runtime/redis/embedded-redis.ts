@@ -49,6 +49,12 @@ export interface EmbeddedRedisOptions {
   readonly startTimeoutMs?: number;
   /** How long {@link EmbeddedRedis.stop} waits after SIGTERM before SIGKILL, in milliseconds. Default 10000. */
   readonly stopTimeoutMs?: number;
+  /**
+   * When the append-only file is synced to disk: `everysec` (Redis' default: a crash of the
+   * machine, or a SIGKILL, can lose the last second of acknowledged writes) or `always` (every
+   * write is on disk before it is acknowledged; slower). Default `everysec`.
+   */
+  readonly appendFsync?: 'everysec' | 'always';
   /** Chooses the port when {@link EmbeddedRedisOptions.port} is unset. Default: {@link findFreePort}. For tests. */
   readonly choosePort?: () => Promise<number>;
 }
@@ -66,6 +72,8 @@ export interface EmbeddedRedis {
    * process to end; SIGKILL after `stopTimeoutMs`. Safe to call more than once.
    */
   stop(): Promise<void>;
+  /** Ends the server at once with SIGKILL, as a crash would (no final write), and waits for it to end. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -119,7 +127,7 @@ interface LaunchOptions extends EmbeddedRedisOptions {
 async function launch(options: LaunchOptions): Promise<LaunchOutcome> {
   const { dataDir, port, logger } = options;
   const binary = options.binary ?? 'redis-server';
-  const child = spawn(binary, serverArgs(dataDir, port), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, serverArgs(dataDir, port, options.appendFsync ?? 'everysec'), { stdio: ['ignore', 'pipe', 'pipe'] });
   const tail = new OutputTail();
   const onOutput = (chunk: Buffer): void => {
     for (const line of tail.push(chunk.toString('utf8'))) logger?.debug({ port }, `redis-server: ${line}`);
@@ -174,11 +182,18 @@ async function launch(options: LaunchOptions): Promise<LaunchOutcome> {
     });
     return stopping;
   };
-  return { kind: 'started', redis: { url: `redis://${HOST}:${port}`, port, exited, stop } };
+  const kill = async (): Promise<void> => {
+    stopping ??= exited.then(() => {
+      logger?.info({ port }, 'embedded redis killed');
+    });
+    if (exit === undefined) child.kill('SIGKILL');
+    await stopping;
+  };
+  return { kind: 'started', redis: { url: `redis://${HOST}:${port}`, port, exited, stop, kill } };
 }
 
 /** The server's command line: every setting given as an argument, no config file. */
-function serverArgs(dataDir: string, port: number): string[] {
+function serverArgs(dataDir: string, port: number, appendFsync: 'everysec' | 'always'): string[] {
   return [
     '--port', String(port),
     '--bind', HOST,
@@ -186,6 +201,7 @@ function serverArgs(dataDir: string, port: number): string[] {
     '--pidfile', pidFileOf(dataDir),
     '--daemonize', 'no',
     '--appendonly', 'yes',
+    '--appendfsync', appendFsync,
     '--maxmemory-policy', 'noeviction',
     '--save', '',
   ];

@@ -11,6 +11,7 @@
  * the only ones; they rely on that shared command API.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { REDIS_RECONNECT, reconnectDelayMs } from './reconnect-delay.ts';
 import { parseRedisTarget, type RedisNodeAddress } from './redis-target.ts';
 
 /** ioredis options for {@link createRedisClient}; on a cluster they are split as {@link createClusterClient} says. */
@@ -30,6 +31,31 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
   if (target.cluster) return createClusterClient(target.nodes, settings);
   const [node] = target.nodes;
   return new Redis({ ...settings, ...(node === undefined ? {} : { host: node.host, port: node.port }) });
+}
+
+/**
+ * Options of the service's shared command client (requests, stores, turns), made to fail fast
+ * while Redis is away rather than queue:
+ *
+ * - `enableOfflineQueue: false`: a command sent while the client is not connected fails at once;
+ *   nothing waits in memory to run later, behind an answer that already said it failed.
+ * - `maxRetriesPerRequest: 0`: a command under way when the connection drops fails with it and is
+ *   not sent again after the reconnect.
+ * - `lazyConnect: true`: the caller connects (`await redis.connect()`) before the first command.
+ * - Reconnects for ever, 100 ms doubling to 2 s apart ({@link REDIS_RECONNECT}).
+ *
+ * Such failures are `redis.unavailable` to the HTTP layer (503 with `Retry-After`), and a failed
+ * turn step is retried by its queue. Connections that must wait for Redis (queue workers, session
+ * locks) are made in `queues/redis-connections.ts`; a subscriber waits for `ready` before it
+ * subscribes (see `untilRedisReady`).
+ */
+export function serviceRedisOptions(): RedisClientOptions {
+  return {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    lazyConnect: true,
+    retryStrategy: (times: number) => reconnectDelayMs(times, REDIS_RECONNECT),
+  };
 }
 
 /**

@@ -2,10 +2,12 @@
  * The composition root: builds what every role shares (app, model, Redis, queues, stores, the
  * channels), then starts the web role (HTTP) and the worker role (queues, listeners) as asked.
  */
+import type { Redis } from 'ioredis';
 import { CHANNEL_MODULES } from '../../../channels/registry.ts';
 import { createInboundQueue } from '../../../queues/inbound-queue.ts';
 import { createOutbound } from '../../../queues/outbound-queue.ts';
 import { createQueueStats } from '../../../queues/queue-stats.ts';
+import { closeRedis } from '../../../queues/redis-connections.ts';
 import { createTurnQueue } from '../../../queues/turn-queue.ts';
 import { DEFAULT_ACTOR_MODEL } from '../../config/models.ts';
 import { createPartTypeRegistry } from '../../protocol/parts/canonical-part-types.ts';
@@ -20,7 +22,9 @@ import { keptSecret } from '../../../channels/kit/kept-secret.ts';
 import { createEventLog } from '../session/event-log.ts';
 import { createInboundIntake } from './inbound-intake.ts';
 import { createSessionStore } from '../session/session-store.ts';
-import { createRedisClient } from '../redis/redis-client.ts';
+import { createRedisClient, serviceRedisOptions } from '../redis/redis-client.ts';
+import { untilRedisReady } from '../redis/redis-ready.ts';
+import { watchRedisConnection, type RedisWatchLogger } from '../redis/redis-watch.ts';
 import { deploymentPrefix } from '../redis/redis-target.ts';
 import { deliveryLogEntry } from '../../../queues/delivery-log-entry.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
@@ -39,6 +43,22 @@ export type { Service, ServiceOptions, ServiceRole } from './service-options.ts'
 /** Where the key of signed artifact links is kept (`<prefix>:artifacts:secret:links`). */
 const ARTIFACT_SECRET_PURPOSE = 'artifacts:secret:links';
 
+/** How long a starting process waits for Redis, in milliseconds. */
+const REDIS_START_TIMEOUT_MS = 10_000;
+
+/** Opens the shared fail-fast client (see `serviceRedisOptions`) and waits until it is ready. */
+async function connectRedis(url: string, logger: RedisWatchLogger): Promise<Redis> {
+  const redis = createRedisClient(url, serviceRedisOptions());
+  watchRedisConnection(redis, logger, 'commands');
+  try {
+    await untilRedisReady(redis, REDIS_START_TIMEOUT_MS);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  return redis;
+}
+
 /**
  * Starts one switchboard process: the HTTP server (web roles) and the inbound and turn workers
  * and channel listeners (worker roles), wired to Redis, the app folder and the model.
@@ -55,7 +75,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry, registerBuiltins: registerNotify(enabledChannels, () => late.channels) });
   const envModel = modelFromEnv(env);
   const modelStatus = options.model === undefined ? envModel : { configured: true, missing: [] };
-  const redis = createRedisClient(options.redisUrl, { maxRetriesPerRequest: 3 });
+  const redis = await connectRedis(options.redisUrl, logger);
   const metrics = createMetrics();
   const inboundQueue = createInboundQueue({ connection, prefix });
   const turnQueue = createTurnQueue({ connection, prefix });
@@ -141,7 +161,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await scheduler.close();
     await core.queueStats.close();
     await channels.close();
-    await redis.quit();
+    await closeRedis(redis);
   };
   return {
     url: web?.url,

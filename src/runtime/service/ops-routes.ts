@@ -20,11 +20,36 @@ export interface OpsRoutesOptions {
   readonly trustProxy?: readonly ProxyRange[];
 }
 
+/** How long `/readyz` waits for Redis' `PONG`, in milliseconds. */
+const READY_TIMEOUT_MS = 1_000;
+
+/**
+ * `ok` when Redis answers `PING` within `timeoutMs`, else why not. The client fails fast while
+ * disconnected; the timeout covers a connection that hangs without closing.
+ */
+async function redisCheck(redis: Redis, timeoutMs: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => { resolve(`no answer within ${String(timeoutMs)} ms`); }, timeoutMs);
+  });
+  const ping = redis.ping().then(
+    () => 'ok',
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  try {
+    return await Promise.race([ping, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The envelope parts this service can take from peers. */
 const ENVELOPE_CONSUMES = ['domain-data', 'a2ui-surface', 'approval-request', 'approval-response', 'artifact', 'citation', 'progress'];
 
 /**
- * Operational endpoints: `/healthz` (the process answers), `/readyz` (Redis answers), `/metrics`
+ * Operational endpoints: `/healthz` (the process answers, whatever Redis does), `/readyz` (200
+ * when Redis answers `PING` within a second, else 503 naming why; no restart is needed when it
+ * comes back), `/metrics`
  * (Prometheus text, guarded like the operator pages: bearer `ADMIN_TOKEN`, or loopback clients
  * only when unset) and `/.well-known/agent-card.json` (the A2A Agent Card with the Beach extension).
  */
@@ -57,13 +82,7 @@ export function createOpsRoutes(options: OpsRoutesOptions): Route[] {
       method: 'GET',
       pattern: '/readyz',
       handler: async ({ res }) => {
-        const checks: Record<string, string> = {};
-        try {
-          await options.redis.ping();
-          checks['redis'] = 'ok';
-        } catch (error) {
-          checks['redis'] = error instanceof Error ? error.message : String(error);
-        }
+        const checks: Record<string, string> = { redis: await redisCheck(options.redis, READY_TIMEOUT_MS) };
         const ready = Object.values(checks).every((value) => value === 'ok');
         sendJson(res, ready ? 200 : 503, { ready, checks });
       },

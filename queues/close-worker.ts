@@ -1,0 +1,20 @@
+/**
+ * Closing a BullMQ worker whether or not Redis is there. A graceful close waits for the running
+ * jobs and for the worker's blocking fetch to return, and while Redis is away that fetch waits in
+ * the connection's offline queue for ever: the process would never stop. So a worker whose
+ * connection has lost Redis is closed at once (BullMQ's `force`): its running jobs are not waited
+ * for, and their locks run out so another worker takes them after Redis is back.
+ */
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+/** Connection states of a client that lost Redis (or never reached it) and is trying again. */
+const AWAY = new Set(['reconnecting', 'close', 'end']);
+
+/**
+ * Closes `worker`: at once when `client` (its connection) has lost Redis, gracefully otherwise
+ * (also while a first connection is still being made, which a forced close would cut mid-way).
+ */
+export async function closeWorker(worker: Worker, client: Redis): Promise<void> {
+  await worker.close(AWAY.has(client.status));
+}

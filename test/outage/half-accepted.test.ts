@@ -1,0 +1,81 @@
+/**
+ * Redis goes away between the two steps of accepting a message: the message is in its session's
+ * mailbox, but its turn was never asked for. The sender got 503; nothing answers the message on
+ * its own, and the same message sent again (same id) is answered exactly once.
+ *
+ * The cut is placed exactly with a proxy between the service and Redis that drops every
+ * connection at the turn queue's command for this message (see `cutting-proxy.ts`).
+ */
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { turnJobId } from '../../queues/job-ids.ts';
+import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
+import { useRedis } from '../support/redis.ts';
+import { useSwitchboard } from '../support/switchboard-harness.ts';
+import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
+import { echoModel, jsonOf, lastUserText, postMessage, responses } from './outage-kit.ts';
+
+const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
+const redisUrl = useRedis();
+let proxy: CuttingProxy | undefined;
+let direct: Redis | undefined;
+beforeAll(async () => {
+  proxy = await startCuttingProxy(redisUrl());
+  direct = new Redis(redisUrl());
+});
+// Registered before the service's own hooks, so this runs after the service has closed.
+afterAll(async () => {
+  await direct?.quit();
+  await proxy?.close();
+});
+const sb = useSwitchboard({
+  appDir,
+  redisUrl: () => {
+    if (proxy === undefined) throw new Error('the proxy starts first');
+    return proxy.url;
+  },
+});
+
+describe('Redis lost between storing a message and asking for its turn', () => {
+  it('answers 503, leaves the message unanswered until it is sent again, then answers it exactly once', async () => {
+    if (proxy === undefined || direct === undefined) throw new Error('not started');
+    sb().fake.respondWith(echoModel);
+    await sb().browser.session();
+    expect((await postMessage(sb().browser, 'c-half', 'first', 'm-first')).status).toBe(202);
+    await sb().settled('c-half', 1);
+
+    const injectionId = 'web:c-half:m-half';
+    const cut = proxy.cutAt(turnJobId(injectionId));
+    const refused = await postMessage(sb().browser, 'c-half', 'the half-accepted one', 'm-half');
+    await cut;
+    expect(refused.status, refused.body).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(jsonOf(refused)).toMatchObject({ error: { code: 'redis.unavailable' } });
+    // Half accepted: the id is remembered and the message is in the mailbox, but no turn was asked for.
+    const sessionId = sessionIdOf('default', 'web', 'c-half');
+    expect(await direct.exists(`${sb().prefix}:inj:${injectionId}`)).toBe(1);
+    expect(await direct.exists(`${sb().prefix}:s:${sessionId}:pending`)).toBe(1);
+    expect(await direct.exists(`${sb().prefix}:turns:${turnJobId(injectionId)}`)).toBe(0);
+
+    proxy.heal();
+    // Redis is back and the workers take work again: another conversation is answered…
+    let other = await postMessage(sb().browser, 'c-other', 'elsewhere', 'm-other');
+    for (let tries = 0; other.status === 503 && tries < 40; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      other = await postMessage(sb().browser, 'c-other', 'elsewhere', 'm-other');
+    }
+    expect(other.status, other.body).toBe(202);
+    await sb().settled('c-other', 1);
+    // …while the refused message was not answered on its own.
+    expect(responses(await sb().events('c-half'))).toEqual(['Echo: first']);
+
+    const again = await postMessage(sb().browser, 'c-half', 'the half-accepted one', 'm-half');
+    expect(again.status, again.body).toBe(202);
+    expect(jsonOf(again)).toMatchObject({ duplicate: true });
+    const events = await sb().settled('c-half', 2);
+    expect(responses(events)).toEqual(['Echo: first', 'Echo: the half-accepted one']);
+    const asked = sb().fake.messageRequests.filter((request) => lastUserText(request).includes('the half-accepted one'));
+    expect(asked).toHaveLength(1);
+  }, 60_000);
+});
