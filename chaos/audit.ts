@@ -8,7 +8,7 @@ import type { DeliveredAnswers } from './answers.ts';
 import type { ConversationScript } from './conversations.ts';
 import type { FaultKind, StruckFault } from './faults.ts';
 import type { AcceptedMessage, LoadOutcome } from './load.ts';
-import type { StormCounts } from './model.ts';
+import type { ModelCall, StormCounts } from './model.ts';
 import type { FsyncPolicy } from './plan.ts';
 
 /**
@@ -27,6 +27,8 @@ export interface LeftOver {
   readonly toolRuns: ReadonlyMap<string, number>;
   /** Each requested approval's audit trail. */
   readonly approvalAudits: ReadonlyMap<string, readonly ApprovalAuditEntry[]>;
+  /** Turns the event logs show started and never settled. */
+  readonly turnsUnsettledInLog: number;
 }
 
 /** How long one kind of fault took to recover from, in ms. */
@@ -54,8 +56,16 @@ export interface ChaosFigures {
   readonly duplicated: number;
   /** Answers delivered before the answer of a message sent earlier in the same conversation. */
   readonly outOfOrder: number;
-  /** Accepted messages still waiting, turn records left and turns that delivered parts but never settled. */
+  /**
+   * Accepted messages still waiting, turn records left, and turns never settled (by the web
+   * streams or the event logs).
+   */
   readonly stuck: number;
+  /**
+   * Turns a killed worker was running (it had called the model for them and they were answered
+   * only after the kill), all finished by another worker: proof that the kills hit turns.
+   */
+  readonly turnsTakenOver: number;
   readonly approvalsRequested: number;
   /** Approvals both of whose concurrent decisions were accepted, or with two decisions in their audit trail. */
   readonly approvalsDecidedTwice: number;
@@ -80,6 +90,7 @@ export interface AuditInput {
   readonly faults: readonly StruckFault[];
   readonly leftOver: LeftOver;
   readonly storm: StormCounts;
+  readonly modelCalls: readonly ModelCall[];
 }
 
 /** Computes the run's figures. */
@@ -101,12 +112,13 @@ export function auditRun(input: AuditInput): ChaosFigures {
     lostToRedisKill: rolledBack.length,
     duplicated: [...answers.count.values()].filter((times) => times > 1).length,
     outOfOrder: countOutOfOrder(load.accepted, answers),
-    stuck: unanswered.length - vanished.length + leftOver.turnRecords + answers.unsettledTurns.length,
+    stuck: unanswered.length - vanished.length + leftOver.turnRecords + Math.max(answers.unsettledTurns.length, leftOver.turnsUnsettledInLog),
+    turnsTakenOver: input.faults.filter((fault) => fault.kind === 'worker SIGKILL').reduce((sum, fault) => sum + turnsOfKilledWorker(fault, input.modelCalls, answers).size, 0),
     ...approvalFigures(input),
     storm: input.storm,
     stormTurnsEndedInError: [...storms].filter((id) => answers.errorParts.get(id) === 1).length,
     unexpectedErrors: countUnexpectedErrors(storms, answers),
-    recoveries: recoveries(input.faults, expectingAnswers, answers),
+    recoveries: recoveries(input, expectingAnswers),
   };
 }
 
@@ -153,24 +165,64 @@ function countUnexpectedErrors(storms: ReadonlySet<string>, answers: DeliveredAn
 }
 
 /**
- * How long each fault took to recover from: until every message accepted before it was answered,
- * and a message accepted after the process it hit was serving again was answered too (the
- * service back at work end to end).
+ * The turns (by their message ids) a killed worker was running: it called the model for them
+ * before the kill, and their answer came only after it (or never).
  */
-function recoveries(faults: readonly StruckFault[], accepted: readonly AcceptedMessage[], answers: DeliveredAnswers): Recovery[] {
+function turnsOfKilledWorker(fault: StruckFault, calls: readonly ModelCall[], answers: DeliveredAnswers): Map<string, readonly string[]> {
+  const turns = new Map<string, readonly string[]>();
+  for (const call of calls) {
+    if (call.worker !== fault.worker || call.at > fault.at || call.ids.length === 0 || call.asksApproval || call.storm) continue;
+    if (call.ids.every((id) => (answers.firstAt.get(id) ?? Infinity) > fault.at)) turns.set(call.ids.join(','), call.ids);
+  }
+  return turns;
+}
+
+/** When the last of `ids` was first answered; `undefined` when one never was. */
+function answeredAt(ids: readonly string[], answers: DeliveredAnswers): number | undefined {
+  let last = 0;
+  for (const id of ids) {
+    const at = answers.firstAt.get(id);
+    if (at === undefined) return undefined;
+    last = Math.max(last, at);
+  }
+  return last;
+}
+
+/**
+ * How long each fault took to recover from, in ms after it struck:
+ * - a worker SIGKILL: until every turn the killed worker was running was answered by another
+ *   (0 when it was running none);
+ * - a web SIGKILL: until the first message was accepted (`202`) again;
+ * - a Redis restart: until the turns in flight when it struck were answered (turns of a killed
+ *   worker aside, counted with their kill) and a message accepted after Redis was back was
+ *   answered too.
+ */
+function recoveries(input: AuditInput, accepted: readonly AcceptedMessage[]): Recovery[] {
+  const { faults, modelCalls, answers } = input;
+  const orphaned = new Set(faults.flatMap((fault) => (fault.kind === 'worker SIGKILL' ? [...turnsOfKilledWorker(fault, modelCalls, answers).keys()] : [])));
+  const firstAnsweredAfter = (since: number): number | undefined =>
+    accepted.filter((message) => message.acceptedAt >= since).reduce<number | undefined>((first, message) => {
+      const at = answers.firstAt.get(message.id);
+      return at === undefined ? first : Math.min(first ?? at, at);
+    }, undefined);
   const timeOf = (fault: StruckFault): number | undefined => {
-    let backlogDone = fault.at;
-    let firstAfter: number | undefined;
-    for (const message of accepted) {
-      const answeredAt = answers.firstAt.get(message.id);
-      if (message.acceptedAt < fault.at) {
-        // A message never answered is counted as lost or stuck, not as a recovery that never came.
-        if (answeredAt !== undefined) backlogDone = Math.max(backlogDone, answeredAt);
-      } else if (message.acceptedAt >= fault.backAt && answeredAt !== undefined) {
-        firstAfter = Math.min(firstAfter ?? answeredAt, answeredAt);
-      }
+    if (fault.kind === 'worker SIGKILL') {
+      const times = [...turnsOfKilledWorker(fault, modelCalls, answers).values()].map((ids) => answeredAt(ids, answers));
+      if (times.includes(undefined)) return undefined;
+      return Math.max(fault.at, ...times.filter((time): time is number => time !== undefined)) - fault.at;
     }
-    return firstAfter === undefined ? undefined : Math.max(backlogDone, firstAfter) - fault.at;
+    if (fault.kind === 'web SIGKILL') {
+      const firstAccepted = accepted.filter((message) => message.acceptedAt >= fault.backAt).reduce((first, message) => Math.min(first, message.acceptedAt), Infinity);
+      return Number.isFinite(firstAccepted) ? firstAccepted - fault.at : undefined;
+    }
+    let backlogDone = fault.at;
+    for (const call of modelCalls) {
+      if (call.at > fault.at || call.ids.length === 0 || call.asksApproval || call.storm || orphaned.has(call.ids.join(','))) continue;
+      const at = answeredAt(call.ids, answers);
+      if (at !== undefined && at > fault.at) backlogDone = Math.max(backlogDone, at);
+    }
+    const flowing = firstAnsweredAfter(fault.backAt);
+    return flowing === undefined ? undefined : Math.max(backlogDone, flowing) - fault.at;
   };
   const kinds: FaultKind[] = ['worker SIGKILL', 'web SIGKILL', 'Redis SIGTERM', 'Redis SIGKILL'];
   return kinds.map((kind) => {

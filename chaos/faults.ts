@@ -22,12 +22,17 @@ export interface StruckFault {
   readonly at: number;
   /** When the replacement (or restarted) process was serving again. */
   readonly backAt: number;
+  /** For a worker SIGKILL: the killed worker's name. */
+  readonly worker?: string;
 }
 
 /** What the faults act on. */
 export interface FaultTargets {
-  /** SIGKILLs one worker, `pick` choosing which of the `count` running, and starts a replacement. */
-  killWorker(pick: (count: number) => number): Promise<void>;
+  /**
+   * SIGKILLs one worker, `pick` choosing which of the `count` running, and starts a replacement;
+   * resolves to the killed worker's name.
+   */
+  killWorker(pick: (count: number) => number): Promise<string>;
   restartWeb(): Promise<void>;
   restartRedisGracefully(): Promise<void>;
   restartRedisAfterKill(): Promise<void>;
@@ -60,21 +65,25 @@ export async function strikeFaults(schedule: readonly ScheduledFault[], targets:
   for (const fault of schedule) {
     await sleep(Math.max(0, startedAt + fault.atMs - Date.now()));
     const at = Date.now();
-    await strike(fault.kind, targets, random);
-    struck.push({ kind: fault.kind, at, backAt: Date.now() });
+    const worker = await strike(fault.kind, targets, random);
+    struck.push({ kind: fault.kind, at, backAt: Date.now(), ...(worker === undefined ? {} : { worker }) });
   }
   return struck;
 }
 
-function strike(kind: FaultKind, targets: FaultTargets, random: Random): Promise<void> {
+/** Strikes one fault; resolves to the killed worker's name for a worker SIGKILL. */
+async function strike(kind: FaultKind, targets: FaultTargets, random: Random): Promise<string | undefined> {
   switch (kind) {
     case 'worker SIGKILL':
       return targets.killWorker((count) => random.between(0, count - 1));
     case 'web SIGKILL':
-      return targets.restartWeb();
+      await targets.restartWeb();
+      return undefined;
     case 'Redis SIGTERM':
-      return targets.restartRedisGracefully();
+      await targets.restartRedisGracefully();
+      return undefined;
     case 'Redis SIGKILL':
-      return targets.restartRedisAfterKill();
+      await targets.restartRedisAfterKill();
+      return undefined;
   }
 }

@@ -21,10 +21,26 @@ export interface StormCounts {
   readonly persistentRefusals: number;
 }
 
+/** One model call, as the fake answered it. */
+export interface ModelCall {
+  /** The message ids of the call's turn. */
+  readonly ids: readonly string[];
+  /** The process that made it (the API key it sent: `worker-<n>`). */
+  readonly worker: string;
+  /** When the call reached the fake, ms since the epoch. */
+  readonly at: number;
+  /** The call asks for the approval tool: its turn then waits for a decision, on no worker. */
+  readonly asksApproval: boolean;
+  /** A `#storm` call: refused, its turn ends in an error part rather than an answer. */
+  readonly storm: boolean;
+}
+
 /** The running fake model. */
 export interface ChaosModel {
   readonly url: string;
   counts(): StormCounts;
+  /** Every call, in order. */
+  calls(): readonly ModelCall[];
   /** What went wrong on the fake's side (a script that threw): must stay empty. */
   problems(): readonly string[];
   close(): Promise<void>;
@@ -65,6 +81,12 @@ function factsOf(request: FakeMessageRequest): CallFacts {
   return { ids: [...texts.matchAll(MESSAGE_ID)].map((match) => match[1] ?? ''), texts, afterTool };
 }
 
+/** The API key a call came with (this SDK sends it as a bearer token). */
+function callerOf(request: FakeMessageRequest): string {
+  const { headers } = request;
+  return headers['x-api-key'] ?? (headers['authorization'] ?? '').replace(/^Bearer /, '');
+}
+
 /** Starts the fake model for `plan`. */
 export async function startChaosModel(plan: ChaosPlan): Promise<ChaosModel> {
   const attempts = new Map<string, number>();
@@ -72,15 +94,19 @@ export async function startChaosModel(plan: ChaosPlan): Promise<ChaosModel> {
   let transientRefusals = 0;
   let retriedOk = 0;
   let persistentRefusals = 0;
+  const calls: ModelCall[] = [];
   const [minMs, maxMs] = plan.modelLatencyMs;
 
   const answer = (request: FakeMessageRequest): FakeReply => {
     const facts = factsOf(request);
+    const asksApproval = facts.texts.includes('#approve') && !facts.afterTool;
+    const storm = facts.texts.includes('#storm');
+    calls.push({ ids: facts.ids, worker: callerOf(request), at: Date.now(), asksApproval, storm });
     const key = `${facts.ids.join(',')}|${facts.afterTool ? 'result' : 'ask'}`;
     const attempt = attempts.get(key) ?? 0;
     attempts.set(key, attempt + 1);
     const delayMs = minMs + Math.floor(hashUnit(plan.seed, `${key}#${attempt}`) * (maxMs - minMs));
-    if (facts.texts.includes('#storm')) {
+    if (storm) {
       persistentRefusals += 1;
       return { delayMs, error: { status: 529, type: 'overloaded_error', message: 'Overloaded (chaos storm)', retryAfterSeconds: 0.05 } };
     }
@@ -95,7 +121,7 @@ export async function startChaosModel(plan: ChaosPlan): Promise<ChaosModel> {
     }
     if (refusedOnce.delete(key)) retriedOk += 1;
     const echo = `re ${facts.ids.join(' ')}`;
-    if (facts.texts.includes('#approve') && !facts.afterTool) {
+    if (asksApproval) {
       return { ...reply(respond([part('ack', `Asking for approval: ${facts.ids.join(' ')}`)], 'awaiting'), toolCall('chaos_pay', { ref: facts.ids[0] ?? '' })), delayMs };
     }
     return { ...reply(respond([part('response', facts.afterTool ? `${echo} paid` : echo)], 'complete')), delayMs };
@@ -105,6 +131,7 @@ export async function startChaosModel(plan: ChaosPlan): Promise<ChaosModel> {
   return {
     url: fake.url,
     counts: () => ({ transientRefusals, retriedOk, persistentRefusals }),
+    calls: () => calls,
     problems: () => fake.problems,
     close: () => fake.close(),
   };

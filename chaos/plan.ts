@@ -59,7 +59,8 @@ export const FULL_PLAN: ChaosPlan = {
   flakyShare: 0.05,
   workers: 3,
   loadMs: 150_000,
-  modelLatencyMs: [5, 200],
+  // Up to a second per call, so that several turns run on each worker when one is killed.
+  modelLatencyMs: [20, 1_000],
   faults: { workerKills: 8, webRestarts: 2, redisTerms: 1, redisKills: 2 },
   drainTimeoutMs: 120_000,
 };
@@ -67,7 +68,7 @@ export const FULL_PLAN: ChaosPlan = {
 /** The shorter second run of `npm run chaos`: the same faults under `appendfsync everysec`. */
 export const EVERYSEC_PLAN: ChaosPlan = {
   ...FULL_PLAN,
-  name: 'everysec',
+  name: 'short',
   fsync: 'everysec',
   conversations: 150,
   loadMs: 60_000,

@@ -19,6 +19,7 @@ const STOP_TIMEOUT_MS = 10_000;
 
 /** One running service child. */
 interface ServiceChild {
+  readonly name: string;
   readonly pid: number;
   /** SIGKILL, and wait until it is gone. */
   kill(): Promise<void>;
@@ -27,17 +28,17 @@ interface ServiceChild {
 }
 
 /** Where every child's stderr goes (appended), and what all children share. */
-export interface ProcessOptions extends Omit<ServiceChildConfig, 'role'> {
+export interface ProcessOptions extends Omit<ServiceChildConfig, 'role' | 'apiKey'> {
   /** Folder of the run: `<role>.log` files with the children's warnings and errors. */
   readonly runDir: string;
   /** The file the approval tool appends to (`CHAOS_TOOL_LOG`). */
   readonly toolLog: string;
 }
 
-/** Starts one child and waits until it serves. */
-async function startChild(role: ServiceChildConfig['role'], options: ProcessOptions): Promise<ServiceChild> {
+/** Starts one child, named `name` (also its model API key), and waits until it serves. */
+async function startChild(role: ServiceChildConfig['role'], name: string, options: ProcessOptions): Promise<ServiceChild> {
   const { runDir, toolLog, ...shared } = options;
-  const config: ServiceChildConfig = { ...shared, role };
+  const config: ServiceChildConfig = { ...shared, role, apiKey: name };
   const child = spawn(process.execPath, [SCRIPT, JSON.stringify(config)], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, CHAOS_TOOL_LOG: toolLog },
@@ -61,6 +62,7 @@ async function startChild(role: ServiceChildConfig['role'], options: ProcessOpti
     throw error;
   }
   return {
+    name,
     pid: child.pid ?? -1,
     kill,
     async stop() {
@@ -76,8 +78,11 @@ async function startChild(role: ServiceChildConfig['role'], options: ProcessOpti
 export interface ServiceProcesses {
   /** The web chat's base URL (the same across restarts). */
   readonly url: string;
-  /** SIGKILLs a worker (chosen by `pick` among the running ones) and starts a replacement. */
-  killWorker(pick: (count: number) => number): Promise<void>;
+  /**
+   * SIGKILLs a worker (chosen by `pick` among the running ones) and starts a replacement; resolves
+   * to the killed worker's name (`worker-<n>`, the API key its model calls carried).
+   */
+  killWorker(pick: (count: number) => number): Promise<string>;
   /** SIGKILLs the web process and starts a new one on the same port. */
   restartWeb(): Promise<void>;
   /** SIGTERMs every process and waits for them. */
@@ -86,18 +91,21 @@ export interface ServiceProcesses {
 
 /** Starts the web process and `workers` worker processes. */
 export async function startServiceProcesses(options: ProcessOptions, workers: number): Promise<ServiceProcesses> {
-  let web = await startChild('web', options);
-  const running = await Promise.all(Array.from({ length: workers }, () => startChild('worker', options)));
+  let web = await startChild('web', 'web', options);
+  let serial = 0;
+  const startWorker = (): Promise<ServiceChild> => startChild('worker', `worker-${String((serial += 1))}`, options);
+  const running = await Promise.all(Array.from({ length: workers }, startWorker));
   return {
     url: `http://127.0.0.1:${options.port}`,
     async killWorker(pick) {
       const [victim] = running.splice(pick(running.length), 1);
       await victim?.kill();
-      running.push(await startChild('worker', options));
+      running.push(await startWorker());
+      return victim?.name ?? 'none';
     },
     async restartWeb() {
       await web.kill();
-      web = await startChild('web', options);
+      web = await startChild('web', 'web', options);
     },
     async stop() {
       await Promise.all([web.stop(), ...running.map((worker) => worker.stop())]);

@@ -39,6 +39,7 @@ const ROWS: readonly [string, (run: RunReport) => string][] = [
   ['model calls refused once (529/500) / answered on retry', (run) => `${run.figures.storm.transientRefusals} / ${run.figures.storm.retriedOk}`],
   ['storm turns ended in an error part', (run) => `${run.figures.stormTurnsEndedInError} (${run.figures.storm.persistentRefusals} calls refused)`],
   ['unexpected error parts', (run) => String(run.figures.unexpectedErrors)],
+  ['turns taken over from a killed worker', (run) => String(run.figures.turnsTakenOver)],
   ['worker SIGKILLs (recovery)', (run) => recoveryCell(run.figures.recoveries.find((r) => r.kind === 'worker SIGKILL'))],
   ['web SIGKILL + restart (recovery)', (run) => recoveryCell(run.figures.recoveries.find((r) => r.kind === 'web SIGKILL'))],
   ['Redis SIGTERM + restart (recovery)', (run) => recoveryCell(run.figures.recoveries.find((r) => r.kind === 'Redis SIGTERM'))],

@@ -81,7 +81,7 @@ export async function runChaos(plan: ChaosPlan, options: RunChaosOptions = {}): 
     const answers = readAnswers(streams);
     const approvalIds = [...streams.values()].flatMap(approvalRequests);
     const leftOver = await readLeftOver(reader, PREFIX, toolLog, approvalIds);
-    const figures = auditRun({ fsync: plan.fsync, scripts, load, answers, faults, leftOver, storm: model.counts() });
+    const figures = auditRun({ fsync: plan.fsync, scripts, load, answers, faults, leftOver, storm: model.counts(), modelCalls: model.calls() });
     const problems = problemsOf(figures, model.problems());
     if (problems.length === 0) await rm(runDir, { recursive: true, force: true });
     else log(`${plan.name}: kept ${runDir} (the processes' logs and Redis's data)`);

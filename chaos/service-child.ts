@@ -18,6 +18,8 @@ export interface ServiceChildConfig {
   readonly port: number;
   /** The fake model's base URL. */
   readonly modelUrl: string;
+  /** The API key this process sends: the fake model tells the processes' calls apart by it. */
+  readonly apiKey: string;
   /** Signs the web chat cookies: the same for every web process, so browsers outlive a restart. */
   readonly sessionSecret: string;
   /** Session lock TTL and BullMQ job lock, in ms. Default: the service's. */
@@ -28,7 +30,7 @@ const appDir = fileURLToPath(new URL('./app/', import.meta.url));
 const config = JSON.parse(process.argv[2] ?? '{}') as ServiceChildConfig;
 const env = loadEnv(
   {
-    ANTHROPIC_API_KEY: 'chaos-key',
+    ANTHROPIC_API_KEY: config.apiKey,
     ANTHROPIC_BASE_URL: config.modelUrl,
     SWITCHBOARD_APP: appDir,
     REDIS_URL: config.redisUrl,
