@@ -6,9 +6,10 @@
 import type { ApprovalAuditEntry } from '../src/runtime/approvals/approval-types.ts';
 import type { DeliveredAnswers } from './answers.ts';
 import type { ConversationScript } from './conversations.ts';
-import type { FaultKind, StruckFault } from './faults.ts';
+import type { StruckFault } from './faults.ts';
 import type { AcceptedMessage, LoadOutcome } from './load.ts';
 import type { ModelCall, StormCounts } from './model.ts';
+import { countTurnsTakenOver, measureRecoveries, type Recovery } from './recovery.ts';
 import type { FsyncPolicy } from './plan.ts';
 
 /**
@@ -31,13 +32,6 @@ export interface LeftOver {
   readonly turnsUnsettledInLog: number;
 }
 
-/** How long one kind of fault took to recover from, in ms. */
-export interface Recovery {
-  readonly kind: FaultKind;
-  readonly count: number;
-  /** Recovery time of each fault of this kind; `undefined` for a fault never recovered from. */
-  readonly timesMs: readonly (number | undefined)[];
-}
 
 /** Every figure of one run. Counts unless named otherwise. */
 export interface ChaosFigures {
@@ -113,12 +107,12 @@ export function auditRun(input: AuditInput): ChaosFigures {
     duplicated: [...answers.count.values()].filter((times) => times > 1).length,
     outOfOrder: countOutOfOrder(load.accepted, answers),
     stuck: unanswered.length - vanished.length + leftOver.turnRecords + Math.max(answers.unsettledTurns.length, leftOver.turnsUnsettledInLog),
-    turnsTakenOver: input.faults.filter((fault) => fault.kind === 'worker SIGKILL').reduce((sum, fault) => sum + turnsOfKilledWorker(fault, input.modelCalls, answers).size, 0),
+    turnsTakenOver: countTurnsTakenOver(input.faults, input.modelCalls, answers),
     ...approvalFigures(input),
     storm: input.storm,
     stormTurnsEndedInError: [...storms].filter((id) => answers.errorParts.get(id) === 1).length,
     unexpectedErrors: countUnexpectedErrors(storms, answers),
-    recoveries: recoveries(input, expectingAnswers),
+    recoveries: measureRecoveries(input.faults, input.modelCalls, answers, expectingAnswers),
   };
 }
 
@@ -162,71 +156,4 @@ function countUnexpectedErrors(storms: ReadonlySet<string>, answers: DeliveredAn
   for (const [conversation, parts] of answers.errorParts) if (!storms.has(conversation)) unexpected += parts;
   for (const conversation of storms) if (answers.errorParts.get(conversation) !== 1) unexpected += 1;
   return unexpected;
-}
-
-/**
- * The turns (by their message ids) a killed worker was running: it called the model for them
- * before the kill, and their answer came only after it (or never).
- */
-function turnsOfKilledWorker(fault: StruckFault, calls: readonly ModelCall[], answers: DeliveredAnswers): Map<string, readonly string[]> {
-  const turns = new Map<string, readonly string[]>();
-  for (const call of calls) {
-    if (call.worker !== fault.worker || call.at > fault.at || call.ids.length === 0 || call.asksApproval || call.storm) continue;
-    if (call.ids.every((id) => (answers.firstAt.get(id) ?? Infinity) > fault.at)) turns.set(call.ids.join(','), call.ids);
-  }
-  return turns;
-}
-
-/** When the last of `ids` was first answered; `undefined` when one never was. */
-function answeredAt(ids: readonly string[], answers: DeliveredAnswers): number | undefined {
-  let last = 0;
-  for (const id of ids) {
-    const at = answers.firstAt.get(id);
-    if (at === undefined) return undefined;
-    last = Math.max(last, at);
-  }
-  return last;
-}
-
-/**
- * How long each fault took to recover from, in ms after it struck:
- * - a worker SIGKILL: until every turn the killed worker was running was answered by another
- *   (0 when it was running none);
- * - a web SIGKILL: until the first message was accepted (`202`) again;
- * - a Redis restart: until the turns in flight when it struck were answered (turns of a killed
- *   worker aside, counted with their kill) and a message accepted after Redis was back was
- *   answered too.
- */
-function recoveries(input: AuditInput, accepted: readonly AcceptedMessage[]): Recovery[] {
-  const { faults, modelCalls, answers } = input;
-  const orphaned = new Set(faults.flatMap((fault) => (fault.kind === 'worker SIGKILL' ? [...turnsOfKilledWorker(fault, modelCalls, answers).keys()] : [])));
-  const firstAnsweredAfter = (since: number): number | undefined =>
-    accepted.filter((message) => message.acceptedAt >= since).reduce<number | undefined>((first, message) => {
-      const at = answers.firstAt.get(message.id);
-      return at === undefined ? first : Math.min(first ?? at, at);
-    }, undefined);
-  const timeOf = (fault: StruckFault): number | undefined => {
-    if (fault.kind === 'worker SIGKILL') {
-      const times = [...turnsOfKilledWorker(fault, modelCalls, answers).values()].map((ids) => answeredAt(ids, answers));
-      if (times.includes(undefined)) return undefined;
-      return Math.max(fault.at, ...times.filter((time): time is number => time !== undefined)) - fault.at;
-    }
-    if (fault.kind === 'web SIGKILL') {
-      const firstAccepted = accepted.filter((message) => message.acceptedAt >= fault.backAt).reduce((first, message) => Math.min(first, message.acceptedAt), Infinity);
-      return Number.isFinite(firstAccepted) ? firstAccepted - fault.at : undefined;
-    }
-    let backlogDone = fault.at;
-    for (const call of modelCalls) {
-      if (call.at > fault.at || call.ids.length === 0 || call.asksApproval || call.storm || orphaned.has(call.ids.join(','))) continue;
-      const at = answeredAt(call.ids, answers);
-      if (at !== undefined && at > fault.at) backlogDone = Math.max(backlogDone, at);
-    }
-    const flowing = firstAnsweredAfter(fault.backAt);
-    return flowing === undefined ? undefined : Math.max(backlogDone, flowing) - fault.at;
-  };
-  const kinds: FaultKind[] = ['worker SIGKILL', 'web SIGKILL', 'Redis SIGTERM', 'Redis SIGKILL'];
-  return kinds.map((kind) => {
-    const ofKind = faults.filter((fault) => fault.kind === kind);
-    return { kind, count: ofKind.length, timesMs: ofKind.map(timeOf) };
-  });
 }

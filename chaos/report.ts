@@ -1,5 +1,6 @@
 /** The chaos run's table: one column per run, one row per figure. */
-import type { ChaosFigures, Recovery } from './audit.ts';
+import type { ChaosFigures } from './audit.ts';
+import type { Recovery } from './recovery.ts';
 
 /** One finished run, as the table shows it. */
 export interface RunReport {
