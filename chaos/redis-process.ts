@@ -3,8 +3,8 @@
  * file on and the chosen `appendfsync`, which the run stops (SIGTERM) or kills (SIGKILL) and starts
  * again on the same port and data folder, so every client reconnects to the same data.
  *
- * Not `startEmbeddedRedis`: that one keeps Redis's default `everysec` and refuses a data folder
- * whose pid file a killed server left behind.
+ * Not `startEmbeddedRedis`: that one has no `appendfsync` option (Redis's default `everysec`
+ * applies), and its `stop()` cannot be told to SIGKILL at once.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
