@@ -51,6 +51,8 @@ describe('the IMAP watcher when taking a mail fails', () => {
       await waitFor(() => taken.includes(second.uid), 'the failed mail taken on a later try');
       expect(failures).toBe(2);
       expect(taken).toEqual([first.uid, second.uid]);
+      // The cursor moves after the mail is taken and flagged \Seen: wait for it, do not race it.
+      await waitFor(async () => (await cursor.load())?.lastUid === second.uid, 'the cursor past the failed mail');
       expect(await cursor.load()).toEqual({ uidValidity: second.uidValidity, lastUid: second.uid });
       const third = await appendMail(server.url(BOT), mail('third'));
       await waitFor(() => taken.includes(third.uid), 'new mail after the failures');

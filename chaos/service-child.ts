@@ -1,0 +1,67 @@
+/**
+ * One switchboard process of the chaos run (web or worker), started by `processes.ts` as
+ * `node chaos/service-child.ts '<json ServiceChildConfig>'`. Prints `ready <pid>` once it serves,
+ * logs JSON lines (warnings and errors) on stderr, closes on SIGTERM and exits when its stdin
+ * ends, so none outlives a runner that died.
+ */
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { loadEnv } from '../src/config/env.ts';
+import { startService } from '../src/runtime/service/create-service.ts';
+
+/** What a service child is told; `processes.ts` writes it. */
+export interface ServiceChildConfig {
+  readonly role: 'web' | 'worker';
+  readonly redisUrl: string;
+  readonly prefix: string;
+  /** HTTP port of a web process (the same after each restart). */
+  readonly port: number;
+  /** The fake model's base URL. */
+  readonly modelUrl: string;
+  /** The API key this process sends: the fake model tells the processes' calls apart by it. */
+  readonly apiKey: string;
+  /** Signs the web chat cookies: the same for every web process, so browsers outlive a restart. */
+  readonly sessionSecret: string;
+  /** Session lock TTL and BullMQ job lock, in ms. Default: the service's. */
+  readonly lockTtlMs?: number;
+}
+
+const appDir = fileURLToPath(new URL('./app/', import.meta.url));
+const config = JSON.parse(process.argv[2] ?? '{}') as ServiceChildConfig;
+const env = loadEnv(
+  {
+    ANTHROPIC_API_KEY: config.apiKey,
+    ANTHROPIC_BASE_URL: config.modelUrl,
+    SWITCHBOARD_APP: appDir,
+    REDIS_URL: config.redisUrl,
+    SESSION_SECRET: config.sessionSecret,
+    LOG_LEVEL: 'warn',
+  },
+  { appDir },
+);
+const service = await startService({
+  env,
+  role: config.role,
+  redisUrl: config.redisUrl,
+  logger: pino({ level: 'warn' }, pino.destination(2)),
+  prefix: config.prefix,
+  port: config.port,
+  ...(config.lockTtlMs === undefined ? {} : { sessionLockTtlMs: config.lockTtlMs, jobLockDurationMs: config.lockTtlMs }),
+});
+
+let closing = false;
+const close = (): void => {
+  if (closing) return;
+  closing = true;
+  service.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`close failed: ${String(error)}\n`);
+      process.exit(1);
+    },
+  );
+};
+process.once('SIGTERM', close);
+process.stdin.on('end', close);
+process.stdin.resume();
+process.stdout.write(`ready ${process.pid}\n`);
