@@ -17,15 +17,29 @@ export function untilRedisReady(redis: Redis, timeoutMs: number): Promise<void> 
     // Its failure is the timeout's to report; ioredis keeps reconnecting meanwhile.
     redis.connect().catch(() => undefined);
   }
-  return new Promise<void>((resolve, reject) => {
-    const onReady = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      redis.off('ready', onReady);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
       reject(redisUnavailable(new Error(`Redis is not ready (${redis.status}) after ${String(timeoutMs)} ms.`)));
     }, timeoutMs);
-    redis.once('ready', onReady);
   });
+  return Promise.race([nextReady(redis), timedOut]).finally(() => { clearTimeout(timer); });
+}
+
+/** One pending `ready` per client, shared by every waiter (hundreds of streams may wait at once). */
+const pendingReady = new WeakMap<Redis, Promise<void>>();
+
+/** Resolves on the client's next `ready` event. */
+function nextReady(redis: Redis): Promise<void> {
+  let pending = pendingReady.get(redis);
+  if (pending === undefined) {
+    pending = new Promise<void>((resolve) => {
+      redis.once('ready', () => {
+        pendingReady.delete(redis);
+        resolve();
+      });
+    });
+    pendingReady.set(redis, pending);
+  }
+  return pending;
 }
