@@ -4,7 +4,7 @@
  * SIGTERM (or when the bench's pipe closes).
  */
 import { startBaselineHops } from './baseline.ts';
-import { serveUntilStopped } from './children.ts';
+import { serveUntilStopped } from '../test/support/child-ready.ts';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as { redisUrl: string; prefix: string };
 serveUntilStopped(await startBaselineHops(config.redisUrl, config.prefix));

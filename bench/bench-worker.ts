@@ -3,7 +3,7 @@
  * `node bench/bench-worker.ts '{"redisUrl":…,"prefix":…}'`; prints `ready <pid>` once it takes
  * work, and closes on SIGTERM (or when the bench's pipe closes).
  */
-import { serveUntilStopped } from './children.ts';
+import { serveUntilStopped } from '../test/support/child-ready.ts';
 import { startSwitchboard } from './switchboard.ts';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as { redisUrl: string; prefix: string };

@@ -51,26 +51,3 @@ export async function startChildren(script: string, config: object, count: numbe
 export async function stopChildren(children: readonly Child[]): Promise<void> {
   await Promise.all(children.map((child) => child.stop()));
 }
-
-/**
- * In a child: prints `ready <pid>`, then runs `close` once on SIGTERM or when stdin ends (the
- * bench is gone), and exits.
- */
-export function serveUntilStopped(close: () => Promise<void>): void {
-  let closing = false;
-  const stop = (): void => {
-    if (closing) return;
-    closing = true;
-    close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`close failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', stop);
-  process.stdin.on('end', stop);
-  process.stdin.resume();
-  process.stdout.write(`ready ${process.pid}\n`);
-}

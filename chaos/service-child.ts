@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadEnv } from '../src/config/env.ts';
 import { startService } from '../src/runtime/service/create-service.ts';
+import { serveUntilStopped } from '../test/support/child-ready.ts';
 
 /** What a service child is told; `processes.ts` writes it. */
 export interface ServiceChildConfig {
@@ -49,19 +50,4 @@ const service = await startService({
   ...(config.lockTtlMs === undefined ? {} : { sessionLockTtlMs: config.lockTtlMs, jobLockDurationMs: config.lockTtlMs }),
 });
 
-let closing = false;
-const close = (): void => {
-  if (closing) return;
-  closing = true;
-  service.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`close failed: ${String(error)}\n`);
-      process.exit(1);
-    },
-  );
-};
-process.once('SIGTERM', close);
-process.stdin.on('end', close);
-process.stdin.resume();
-process.stdout.write(`ready ${process.pid}\n`);
+serveUntilStopped(() => service.close());

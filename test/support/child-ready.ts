@@ -1,6 +1,7 @@
 /**
- * Waiting for a child process that announces itself: it prints `ready` on stdout once it takes
- * work. Shared by the test worker processes and the bench's children.
+ * Child processes that announce themselves: the child prints `ready` on stdout once it takes work
+ * and stops on SIGTERM or when its stdin ends; the parent waits for the line. Shared by the test
+ * worker processes, the bench's children and the chaos run's services.
  */
 import type { ChildProcess } from 'node:child_process';
 
@@ -22,4 +23,27 @@ export function untilReady(child: ChildProcess, label: string, output: () => str
       reject(new Error(`${label} exited with ${String(code)}: ${output()}`));
     });
   });
+}
+
+/**
+ * In a child: prints `ready <pid>`, then runs `close` once on SIGTERM or when stdin ends (the
+ * parent is gone), and exits.
+ */
+export function serveUntilStopped(close: () => Promise<void>): void {
+  let closing = false;
+  const stop = (): void => {
+    if (closing) return;
+    closing = true;
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`close failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+  process.stdout.write(`ready ${process.pid}\n`);
 }
