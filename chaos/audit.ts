@@ -32,7 +32,6 @@ export interface LeftOver {
   readonly turnsUnsettledInLog: number;
 }
 
-
 /** Every figure of one run. Counts unless named otherwise. */
 export interface ChaosFigures {
   readonly fsync: FsyncPolicy;
@@ -142,10 +141,11 @@ function approvalFigures(input: AuditInput): Pick<ChaosFigures, 'approvalsReques
   const { load, leftOver } = input;
   const decisions = (id: string): number => (leftOver.approvalAudits.get(id) ?? []).filter((entry) => entry.action === 'granted' || entry.action === 'denied').length;
   const executions = (id: string): number => Math.max(leftOver.toolRuns.get(id) ?? 0, (leftOver.approvalAudits.get(id) ?? []).filter((entry) => entry.action === 'executed').length);
+  const accepted = (id: string): number => (load.approvals.find((approval) => approval.approvalId === id)?.statuses ?? []).filter((status) => status === 200).length;
   const ids = [...leftOver.approvalAudits.keys()];
   return {
     approvalsRequested: ids.length,
-    approvalsDecidedTwice: ids.filter((id) => decisions(id) > 1 || (load.approvals.find((approval) => approval.approvalId === id)?.statuses.filter((status) => status === 200).length ?? 0) > 1).length,
+    approvalsDecidedTwice: ids.filter((id) => decisions(id) > 1 || accepted(id) > 1).length,
     approvalsExecutedTwice: ids.filter((id) => executions(id) > 1).length,
     approvalsUnfinished: load.cardsMissing.length + load.approvals.filter((approval) => !approval.statuses.some((status) => status === 200 || status === 409)).length,
   };

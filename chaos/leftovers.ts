@@ -31,6 +31,11 @@ async function countUnsettledTurns(redis: Redis, prefix: string): Promise<number
   return unsettled;
 }
 
+/** The client message ids of the web injections stored in a mailbox's or inbox's entries. */
+function webMessageIds(entries: readonly string[]): string[] {
+  return entries.flatMap((entry) => [...entry.matchAll(WEB_INJECTION_ID)].map((match) => match[1] ?? ''));
+}
+
 /** Reads what is left once the run has drained. */
 export async function readLeftOver(redis: Redis, prefix: string, toolLog: string, approvalIds: readonly string[]): Promise<LeftOver> {
   let turnRecords = 0;
@@ -38,7 +43,7 @@ export async function readLeftOver(redis: Redis, prefix: string, toolLog: string
   const waitingIds = new Set<string>();
   for (const part of ['pending', 'inbox']) {
     for await (const keys of scanKeys(redis, `${prefix}:s:*:${part}`)) {
-      for (const key of keys) for (const entry of await redis.lrange(key, 0, -1)) for (const match of entry.matchAll(WEB_INJECTION_ID)) waitingIds.add(match[1] ?? '');
+      for (const key of keys) for (const id of webMessageIds(await redis.lrange(key, 0, -1))) waitingIds.add(id);
     }
   }
   const toolRuns = new Map<string, number>();

@@ -85,19 +85,21 @@ async function sendOne(deps: LoadDeps, conversation: string, message: ScriptedMe
   return { status: answer?.status };
 }
 
-/** Waits for the conversation's next approval card, then sends two decisions at once. */
-async function decide(deps: LoadDeps, conversation: string, headers: BrowserHeaders, outcome: { approvals: DecidedApproval[]; cardsMissing: string[] }): Promise<void> {
-  const decided = new Set(outcome.approvals.filter((approval) => approval.conversation === conversation).map((approval) => approval.approvalId));
-  const deadline = Date.now() + deps.patienceMs;
-  let approvalId: string | undefined;
-  while (approvalId === undefined) {
-    approvalId = approvalRequests(await readConversation(deps.store, conversation)).find((id) => !decided.has(id));
-    if (approvalId !== undefined) break;
-    if (Date.now() > deadline) {
-      outcome.cardsMissing.push(conversation);
-      return;
-    }
+/** The conversation's approval card (a conversation asks for one at most), polled until `deadline`. */
+async function awaitCard(store: WebEventStore, conversation: string, deadline: number): Promise<string | undefined> {
+  for (;;) {
+    const [approvalId] = approvalRequests(await readConversation(store, conversation));
+    if (approvalId !== undefined || Date.now() > deadline) return approvalId;
     await sleep(250);
+  }
+}
+
+/** Waits for the conversation's approval card, then sends two decisions at once. */
+async function decide(deps: LoadDeps, conversation: string, headers: BrowserHeaders, outcome: { approvals: DecidedApproval[]; cardsMissing: string[] }): Promise<void> {
+  const approvalId = await awaitCard(deps.store, conversation, Date.now() + deps.patienceMs);
+  if (approvalId === undefined) {
+    outcome.cardsMissing.push(conversation);
+    return;
   }
   const path = `/api/approvals/${approvalId}`;
   const body = { decision: 'granted', conversationId: conversation };

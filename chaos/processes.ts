@@ -20,7 +20,6 @@ const STOP_TIMEOUT_MS = 10_000;
 /** One running service child. */
 interface ServiceChild {
   readonly name: string;
-  readonly pid: number;
   /** SIGKILL, and wait until it is gone. */
   kill(): Promise<void>;
   /** SIGTERM, SIGKILL after 10 s, and wait until it is gone. */
@@ -63,7 +62,6 @@ async function startChild(role: ServiceChildConfig['role'], name: string, option
   }
   return {
     name,
-    pid: child.pid ?? -1,
     kill,
     async stop() {
       if (running()) child.kill('SIGTERM');

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { createJsonPoster } from '../bench/http-post.ts';
 import { createWebEventStore, type StoredWebChatEvent, type WebEventStore } from '../channels/web/stream/event-store.ts';
 import { findFreePort } from '../src/runtime/redis/free-port.ts';
-import { readAnswers } from './answers.ts';
+import { readAnswers, type DeliveredAnswers } from './answers.ts';
 import { auditRun } from './audit.ts';
 import { openBrowsers } from './browsers.ts';
 import { scriptConversations, type ConversationScript } from './conversations.ts';
@@ -77,8 +77,7 @@ export async function runChaos(plan: ChaosPlan, options: RunChaosOptions = {}): 
       }),
     ]);
     log(`${plan.name}: load done, ${load.accepted.length} accepted; draining`);
-    const streams = await drain(store, scripts, load, Date.now() + plan.drainTimeoutMs);
-    const answers = readAnswers(streams);
+    const { streams, answers } = await drain(store, scripts, load, Date.now() + plan.drainTimeoutMs);
     const approvalIds = [...streams.values()].flatMap(approvalRequests);
     const leftOver = await readLeftOver(reader, PREFIX, toolLog, approvalIds);
     const figures = auditRun({ fsync: plan.fsync, scripts, load, answers, faults, leftOver, storm: model.counts(), modelCalls: model.calls() });
@@ -96,11 +95,17 @@ export async function runChaos(plan: ChaosPlan, options: RunChaosOptions = {}): 
   }
 }
 
+/** The last read of every conversation's stream, and the answers found in it. */
+interface Drained {
+  readonly streams: ReadonlyMap<string, readonly StoredWebChatEvent[]>;
+  readonly answers: DeliveredAnswers;
+}
+
 /**
  * Waits until every accepted message has an answer (storm messages: an error part), reading the
- * streams every 2 s, or until `deadline`; resolves to the last read of every stream.
+ * streams every 2 s, or until `deadline`; resolves to the last read.
  */
-async function drain(store: WebEventStore, scripts: readonly ConversationScript[], load: LoadOutcome, deadline: number): Promise<Map<string, StoredWebChatEvent[]>> {
+async function drain(store: WebEventStore, scripts: readonly ConversationScript[], load: LoadOutcome, deadline: number): Promise<Drained> {
   const storms = new Set(scripts.filter((script) => script.kind === 'storm').map((script) => script.id));
   for (;;) {
     const streams = new Map<string, StoredWebChatEvent[]>();
@@ -109,7 +114,7 @@ async function drain(store: WebEventStore, scripts: readonly ConversationScript[
     const waiting = load.accepted.filter((message) =>
       storms.has(message.conversation) ? (answers.errorParts.get(message.conversation) ?? 0) === 0 : !answers.count.has(message.id),
     );
-    if (waiting.length === 0 || Date.now() > deadline) return streams;
+    if (waiting.length === 0 || Date.now() > deadline) return { streams, answers };
     await sleep(2_000);
   }
 }

@@ -124,7 +124,7 @@ export function createApprovalExpiry(options: ApprovalExpiryOptions): ApprovalEx
     close() {
       closing ??= (async () => {
         try {
-          if (worker !== undefined && workerRedis !== undefined) await closeWorker(worker, workerRedis.client);
+          await closeWorker(worker, workerRedis?.client);
           await queue.close();
         } finally {
           await workerRedis?.close();

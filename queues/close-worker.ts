@@ -14,7 +14,8 @@ const AWAY = new Set(['reconnecting', 'close', 'end']);
 /**
  * Closes `worker`: at once when `client` (its connection) has lost Redis, gracefully otherwise
  * (also while a first connection is still being made, which a forced close would cut mid-way).
+ * Does nothing when no worker was started.
  */
-export async function closeWorker(worker: Worker, client: Redis): Promise<void> {
-  await worker.close(AWAY.has(client.status));
+export async function closeWorker(worker: Worker | undefined, client: Redis | undefined): Promise<void> {
+  await worker?.close(client !== undefined && AWAY.has(client.status));
 }

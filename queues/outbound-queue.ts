@@ -189,8 +189,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
     },
     close() {
       closing ??= (async () => {
-        const client = consumer?.client;
-        const results = await Promise.allSettled(workers.map((worker) => (client === undefined ? worker.close() : closeWorker(worker, client))));
+        const results = await Promise.allSettled(workers.map((worker) => closeWorker(worker, consumer?.client)));
         results.push(...(await Promise.allSettled([...queues.values()].map((queue) => queue.close()))));
         results.push(...(await Promise.allSettled([consumer?.close(), producer.close()])));
         const failed = results.find((result) => result.status === 'rejected');

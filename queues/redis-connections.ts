@@ -13,7 +13,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
-import { createClusterClient, isRedisClient } from '../src/runtime/redis/redis-client.ts';
+import { createClusterClient, failFastRedisOptions, isRedisClient } from '../src/runtime/redis/redis-client.ts';
 import type { RedisNodeAddress } from '../src/runtime/redis/redis-target.ts';
 import { REDIS_RECONNECT, reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
 
@@ -71,9 +71,7 @@ export function producerRedisOptions(
   rejectKeyPrefix(base.keyPrefix);
   return {
     ...withoutReplyMapping(base),
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: (times: number) => reconnectDelayMs(times, backoff),
+    ...failFastRedisOptions(backoff),
   };
 }
 

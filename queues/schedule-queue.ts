@@ -190,7 +190,7 @@ export function createScheduler<S extends CronSchedule>(options: SchedulerOption
     close() {
       closing ??= (async () => {
         try {
-          if (worker !== undefined && workerRedis !== undefined) await closeWorker(worker, workerRedis.client);
+          await closeWorker(worker, workerRedis?.client);
           await queue.close();
         } finally {
           await workerRedis?.close();

@@ -9,9 +9,6 @@ import type { StoredAttachment } from './kept-files.ts';
 /** An event's fields as a normaliser reads them before checking: every one may be anything. */
 export type UncheckedFields = Readonly<Partial<Record<string, unknown>>>;
 
-/** An ISO 8601 date-time with a zone: `2026-03-01T12:00:00.000Z`, `2026-03-01T13:00+01:00`. */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
-
 /** `value` as an object whose fields are still to be checked, or `undefined` for anything else (arrays included). */
 export function uncheckedFields(value: unknown): UncheckedFields | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as UncheckedFields) : undefined;
@@ -32,10 +29,8 @@ export function isStringList(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
-/** Whether `value` is an ISO 8601 date-time with a zone that names a real time (`receivedAt`). */
-export function isIsoDateTime(value: unknown): value is string {
-  return typeof value === 'string' && ISO_DATE_TIME.test(value) && Number.isFinite(Date.parse(value));
-}
+/** Whether `value` is an ISO 8601 date-time with a zone naming a real time (`receivedAt`): the protocol's own check. */
+export { isIsoDateTime } from '../../src/protocol/iso-date-time.ts';
 
 /** Whether `value` is a {@link Sender}: a non-empty `id`, a boolean `verified`, and strings for what else it has. */
 export function isSender(value: unknown): value is Sender {

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { asRequestError, sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { createSlackIntake, type SlackIntakeOptions, type SlackIntakeOutcome } from './intake.ts';
 import { readSlackRequest } from './verify.ts';
+import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
 
 /** Options of {@link createSlackRoutes}: the intake's (the same as the Socket Mode listener's) and the signing secret. */
 export interface SlackRoutesOptions extends SlackIntakeOptions {
@@ -33,7 +34,7 @@ export function createSlackRoutes(options: SlackRoutesOptions): Route[] {
         outcome = await intake({ body: reading.body, contentType: req.headers['content-type'] ?? '' }, { via: 'http', retry: reading.retryNum });
       } catch (error) {
         options.logger.warn({ err: error, channel: 'slack' }, 'slack: not enqueued; Slack will retry');
-        res.setHeader('retry-after', '2');
+        res.setHeader('retry-after', String(REDIS_RETRY_AFTER_SECONDS));
         sendJson(res, 503, { error: { code: asRequestError(error).code, message: 'Not accepted; try again.' } });
         return;
       }

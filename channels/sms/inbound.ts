@@ -13,6 +13,7 @@ import { keepMedia, type MediaOptions } from './media.ts';
 import { isSmsAddress } from './sms-payload.ts';
 import type { SmsStore } from './sms-store.ts';
 import { EMPTY_TWIML, messageTwiml, readTwilioWebhook, type WebhookCheck, type WebhookParams } from './webhook.ts';
+import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
 
 /** Options of {@link createSmsRoutes}. */
 export interface SmsRoutesOptions {
@@ -69,7 +70,7 @@ async function takeMessage(params: WebhookParams, idempotencyToken: string | und
     await options.enqueue(injection);
   } catch (error) {
     options.logger.warn({ err: error, channel: 'sms', injection: injection.id }, 'sms: not enqueued; Twilio may retry');
-    res.setHeader('retry-after', '2');
+    res.setHeader('retry-after', String(REDIS_RETRY_AFTER_SECONDS));
     answer(res, 503, 'not accepted, try again', 'text/plain; charset=utf-8');
     return;
   }

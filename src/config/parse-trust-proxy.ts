@@ -9,7 +9,8 @@ import type { ProxyRange } from './env-types.ts';
 /** The word in `TRUST_PROXY` that stands for every loopback address (`127.0.0.0/8` and `::1`). */
 export const LOOPBACK_KEYWORD = 'loopback';
 
-const LOOPBACK_RANGES: readonly ProxyRange[] = [
+/** The ranges `loopback` stands for: `127.0.0.0/8` and `::1`. */
+export const LOOPBACK_RANGES: readonly ProxyRange[] = [
   { address: '127.0.0.0', prefixLength: 8, family: 'ipv4' },
   { address: '::1', prefixLength: 128, family: 'ipv6' },
 ];

@@ -25,6 +25,12 @@ function answer(ms: number, turnId: string, ids: string): StoredWebChatEvent[] {
   ];
 }
 
+/** An `error` part appended at `ms`; its turn settles in `error` only when `settles`. */
+function errorPart(ms: number, turnId: string, settles = true): StoredWebChatEvent[] {
+  const part: StoredWebChatEvent = { id: `${ms}-0`, event: { type: 'part', turnId, partId: `${turnId}.0`, turnState: 'error', part: { text: 'overloaded', metadata: { partType: 'error' } } } };
+  return settles ? [part, { id: `${ms}-1`, event: { type: 'turn', turnId, turnState: 'error' } }] : [part];
+}
+
 const nothingLeft: LeftOver = { turnRecords: 0, waitingIds: new Set(), toolRuns: new Map(), approvalAudits: new Map(), turnsUnsettledInLog: 0 };
 
 function input(overrides: Partial<AuditInput> & Pick<AuditInput, 'answers'>): AuditInput {
@@ -49,7 +55,7 @@ describe('the chaos audit', () => {
   it('counts a clean run as clean', () => {
     const answers = readAnswers(new Map([
       ['c', [...answer(5_000, 't1', 'c_0 c_1'), ...answer(6_000, 't2', 'c_2'), ...answer(7_000, 't3', 'c_3')]],
-      ['s', [{ id: '8000-0', event: { type: 'part', turnId: 't4', partId: 't4.0', turnState: 'error', part: { text: 'overloaded', metadata: { partType: 'error' } } } }, { id: '8000-1', event: { type: 'turn', turnId: 't4', turnState: 'error' } }]],
+      ['s', errorPart(8_000, 't4')],
     ]));
     const figures = auditRun(input({ answers }));
     expect(problemsOf(figures)).toEqual([]);
@@ -63,6 +69,25 @@ describe('the chaos audit', () => {
     const figures = auditRun(input({ answers, leftOver }));
     expect(figures).toMatchObject({ lost: 1, duplicated: 1, outOfOrder: 1, stuck: 2, unexpectedErrors: 1, lostToRedisKill: 0 });
     expect(problemsOf(figures)).toHaveLength(5);
+  });
+
+  it('sees a refused message, unfinished approvals, an unsettled turn, an unexpected error part and an unrecovered fault', () => {
+    const answers = readAnswers(new Map([
+      ['c', [...answer(5_000, 't1', 'c_0 c_1'), ...answer(6_000, 't2', 'c_2'), ...errorPart(6_500, 't3', false)]],
+      ['s', errorPart(8_000, 't4')],
+    ]));
+    const load: AuditInput['load'] = {
+      accepted: [0, 1, 2].map((index) => ({ conversation: 'c', id: `c_${index}`, index, acceptedAt: 1_000 * (index + 1) })),
+      unaccepted: [{ conversation: 'c', id: 'c_3', status: 400 }],
+      approvals: [{ conversation: 'c', approvalId: 'apr_1', statuses: [undefined, 503] }],
+      cardsMissing: ['c'],
+    };
+    const faults: StruckFault[] = [{ kind: 'web SIGKILL', at: 7_000, backAt: 7_100 }];
+    const figures = auditRun(input({ answers, load, faults }));
+    expect(figures).toMatchObject({ answered: 3, unaccepted: 1, lost: 0, stuck: 1, approvalsUnfinished: 2, unexpectedErrors: 1, stormTurnsEndedInError: 1 });
+    expect(figures.recoveries.find((recovery) => recovery.kind === 'web SIGKILL')?.timesMs).toEqual([undefined]);
+    expect(problemsOf(figures, ['script threw'])).toHaveLength(6);
+    expect(auditRun(input({ answers, load, leftOver: { ...nothingLeft, turnsUnsettledInLog: 2 } })).stuck).toBe(2);
   });
 
   it('reports a loss within 2 s before a Redis SIGKILL apart under everysec only', () => {

@@ -177,12 +177,9 @@ async function answer(res: ServerResponse, reply: FakeReply, request: FakeMessag
     await sendSse(res, streamEvents(message), 0);
     return;
   }
+  const cut = reply.cutAfterEvents;
   const events = streamEvents(message);
-  if (reply.cutAfterEvents === undefined) {
-    await sendSse(res, events, reply.eventDelayMs ?? 0);
-    return;
-  }
-  await sendSse(res, events.slice(0, reply.cutAfterEvents), reply.eventDelayMs ?? 0, { cut: true });
+  await sendSse(res, cut === undefined ? events : events.slice(0, cut), reply.eventDelayMs ?? 0, { cut: cut !== undefined });
 }
 
 /** Checks what the real API checks first; returns the refusal to send, if any. */

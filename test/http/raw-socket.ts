@@ -1,15 +1,13 @@
 /**
  * A raw TCP client for HTTP tests that need what `fetch` cannot do: send a request a few bytes at a
- * time (a slow client), pick the source address (`127.0.0.x`, to play a proxy on this host), and see
- * exactly when the server closes the connection.
+ * time (a slow client), send a request target `fetch` would refuse, and see exactly when the server
+ * closes the connection. (A request from another source address: `send` in `web-service.ts`.)
  */
 import { connect, type Socket } from 'node:net';
 
 /** An open connection to the server under test. */
 export interface RawConnection {
   readonly socket: Socket;
-  /** Everything received so far, as text. */
-  received(): string;
   /** Resolves once the server closed the connection (or it was reset), with what was received. */
   readonly closed: Promise<string>;
   /** Writes `text`; resolves when it was handed to the kernel. Ignores a connection already gone. */
@@ -18,9 +16,9 @@ export interface RawConnection {
   trickle(text: string, everyMs: number): () => void;
 }
 
-/** Connects to `127.0.0.1:port`, from `localAddress` when given (any 127.x.x.x works on Linux). */
-export async function openRaw(port: number, localAddress?: string): Promise<RawConnection> {
-  const socket = connect({ host: '127.0.0.1', port, ...(localAddress === undefined ? {} : { localAddress }) });
+/** Connects to `127.0.0.1:port`. */
+export async function openRaw(port: number): Promise<RawConnection> {
+  const socket = connect({ host: '127.0.0.1', port });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve).once('error', reject);
   });
@@ -47,7 +45,6 @@ export async function openRaw(port: number, localAddress?: string): Promise<RawC
     });
   return {
     socket,
-    received: () => text,
     closed,
     write,
     trickle(chunk, everyMs) {

@@ -73,15 +73,20 @@ afterAll(async () => {
   await redis.quit();
 });
 
+/** Asserts that `answer` is a raw `status` answer saying the connection closes, whose JSON error matches `error`. */
+function expectClosingRefusal(answer: string, status: number, error: Record<string, unknown>): void {
+  expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${String(status)} `));
+  expect(answer.toLowerCase()).toContain('connection: close');
+  expect(rawJsonBody(answer)).toMatchObject({ error });
+}
+
 describe('slow clients', () => {
   it('cuts a client trickling its headers (slowloris) with a coded 408', async () => {
     const raw = await openRaw(server.port);
     await raw.write('GET /api/chat/config HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     raw.trickle('X-Slow: 1\r\n', 50);
     const answer = await within(raw.closed, GENEROUS_MS, 'closing the slowloris connection');
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    expect(answer.toLowerCase()).toContain('connection: close');
-    expect(rawJsonBody(answer)).toMatchObject({ error: { code: 'http.request_timeout' } });
+    expectClosingRefusal(answer, 408, { code: 'http.request_timeout' });
   });
 
   it('cuts a connection that never sends a request', async () => {
@@ -94,9 +99,7 @@ describe('slow clients', () => {
     await raw.write('POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000\r\n\r\n');
     raw.trickle('x', 50);
     const answer = await within(raw.closed, GENEROUS_MS, 'closing the slow upload');
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    expect(answer.toLowerCase()).toContain('connection: close');
-    expect(rawJsonBody(answer)).toMatchObject({ error: { code: 'http.request_timeout', details: { timeoutMs: 250 } } });
+    expectClosingRefusal(answer, 408, { code: 'http.request_timeout', details: { timeoutMs: 250 } });
   });
 
   it('cuts a body trickled past the whole-request bound even when the route would wait longer', async () => {
@@ -104,8 +107,7 @@ describe('slow clients', () => {
     await raw.write('POST /patient HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n');
     raw.trickle('x', 50);
     const answer = await within(raw.closed, GENEROUS_MS, 'closing the slow request');
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    expect(rawJsonBody(answer)).toMatchObject({ error: { code: 'http.request_timeout' } });
+    expectClosingRefusal(answer, 408, { code: 'http.request_timeout' });
   });
 
   it('closes a kept-alive connection left idle after its answer', async () => {
@@ -120,6 +122,22 @@ describe('slow clients', () => {
     const response = await fetch(`${server.origin}/upload`, { method: 'POST', body: 'abc' });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ bytes: 3 });
+  });
+});
+
+describe('unreadable requests', () => {
+  it('answers bytes that are not HTTP/1.1 with a coded 400 and closes the connection', async () => {
+    const raw = await openRaw(server.port);
+    await raw.write('NOT HTTP AT ALL\r\n\r\n');
+    const answer = await within(raw.closed, GENEROUS_MS, 'closing the unparsable connection');
+    expectClosingRefusal(answer, 400, { code: 'http.bad_request' });
+  });
+
+  it('answers headers over the size limit with a coded 431 and closes the connection', async () => {
+    const raw = await openRaw(server.port);
+    await raw.write(`GET /api/chat/config HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'x'.repeat(20 * 1024)}\r\n\r\n`);
+    const answer = await within(raw.closed, GENEROUS_MS, 'closing the oversized request');
+    expectClosingRefusal(answer, 431, { code: 'http.bad_request' });
   });
 });
 

@@ -7,9 +7,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
-import { waitFor } from '../support/wait-for.ts';
 import { openSse, type SseClient } from '../web/sse-client.ts';
-import { echoModel, jsonOf, postMessage, timedFetch } from './outage-kit.ts';
+import { echoModel, jsonOf, postMessage, timedFetch, untilReady } from './outage-kit.ts';
 import { useRestartableRedis } from './restartable-redis.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
@@ -53,7 +52,7 @@ describe('an event stream when Redis goes away and comes back', () => {
     expect(jsonOf(refused)).toMatchObject({ error: { code: 'redis.unavailable' } });
 
     await redis().start();
-    await waitFor(async () => (await timedFetch(`${sb().url}/readyz`)).status === 200, 'the service is connected again', 15_000, 50);
+    await untilReady(sb().url);
     expect((await postMessage(browser, 'c-sse', 'two', 'm-two')).status).toBe(202);
     await open.waitFor((stream) => hasResponse(stream, 'Echo: two'), 20_000);
     await sb().settled('c-sse', 2);

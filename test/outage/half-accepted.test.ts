@@ -14,7 +14,7 @@ import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { useRedis } from '../support/redis.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
 import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
-import { echoModel, jsonOf, lastUserText, postMessage, responses } from './outage-kit.ts';
+import { echoModel, jsonOf, lastUserText, postMessage, postUntilAccepted, responses } from './outage-kit.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
 const redisUrl = useRedis();
@@ -60,11 +60,7 @@ describe('Redis lost between storing a message and asking for its turn', () => {
 
     proxy.heal();
     // Redis is back and the workers take work again: another conversation is answered…
-    let other = await postMessage(sb().browser, 'c-other', 'elsewhere', 'm-other');
-    for (let tries = 0; other.status === 503 && tries < 40; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      other = await postMessage(sb().browser, 'c-other', 'elsewhere', 'm-other');
-    }
+    const other = await postUntilAccepted(sb().browser, 'c-other', 'elsewhere', 'm-other');
     expect(other.status, other.body).toBe(202);
     await sb().settled('c-other', 1);
     // …while the refused message was not answered on its own.

@@ -6,10 +6,17 @@
 import type { StoredWebChatEvent } from '../../channels/web/stream/event-store.ts';
 import type { FakeMessageRequest, FakeScript } from '../fakes/fake-anthropic-types.ts';
 import { part, reply, respond } from '../support/scenario-model.ts';
+import { waitFor } from '../support/wait-for.ts';
 import type { WebClient } from '../web/web-client.ts';
 
 /** How long a request of these tests may take before it counts as hanging, in milliseconds. */
 export const REQUEST_DEADLINE_MS = 8_000;
+
+/**
+ * How soon a request refused because Redis is away must be answered, in milliseconds: the
+ * service's clients fail at once, so anything near {@link REQUEST_DEADLINE_MS} means it waited.
+ */
+export const FAIL_FAST_MS = 2_000;
 
 /** The latest user text of a model request. */
 export function lastUserText(request: FakeMessageRequest): string {
@@ -71,4 +78,23 @@ export function jsonOf(answer: TimedAnswer): Record<string, unknown> {
   } catch {
     throw new Error(`expected a JSON answer, got ${String(answer.status)}: ${answer.body.slice(0, 200)}`);
   }
+}
+
+/**
+ * Posts a chat message with {@link postMessage} and, while the answer is 503 (Redis not back yet),
+ * sends it again with the same id, as the page's Retry button does: every 250 ms, at most 40 more
+ * times. Returns the last answer, whatever its status.
+ */
+export async function postUntilAccepted(browser: WebClient, conversationId: string, text: string, id: string): Promise<TimedAnswer> {
+  let answer = await postMessage(browser, conversationId, text, id);
+  for (let tries = 0; answer.status === 503 && tries < 40; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    answer = await postMessage(browser, conversationId, text, id);
+  }
+  return answer;
+}
+
+/** Waits (up to 15 s) until the service at `baseUrl` answers `/readyz` with 200, i.e. is connected to Redis again. */
+export async function untilReady(baseUrl: string): Promise<void> {
+  await waitFor(async () => (await timedFetch(`${baseUrl}/readyz`)).status === 200, `${baseUrl} is ready again`, 15_000, 50);
 }

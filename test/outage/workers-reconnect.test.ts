@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startWorker, type WorkerChild } from '../support/worker-processes.ts';
-import { echoModel, postMessage, responses, timedFetch } from './outage-kit.ts';
+import { echoModel, postMessage, responses, untilReady } from './outage-kit.ts';
 import { useRestartableRedis } from './restartable-redis.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
@@ -31,7 +31,7 @@ const away = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 3
 
 /** Waits until the web process is ready, posts, and waits for the answer. */
 async function answered(conversation: string, text: string): Promise<string[]> {
-  await waitFor(async () => (await timedFetch(`${sb().url}/readyz`)).status === 200, 'the web process is ready again', 15_000, 100);
+  await untilReady(sb().url);
   const posted = await postMessage(sb().browser, conversation, text, `m-${conversation}`);
   expect(posted.status, posted.body).toBe(202);
   return responses(await sb().settled(conversation, 1, 30_000));

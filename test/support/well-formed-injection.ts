@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { Injection } from '../../src/runtime/injection.ts';
+import { expectSameOutcome, outcomeOf } from './fuzz-inputs.ts';
 
 const KINDS: ReadonlySet<string> = new Set(['message', 'approval-response', 'peer-result', 'timeout']);
 const INJECTION_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'channel', 'tenantId', 'conversationKey', 'sender', 'text', 'data', 'replyTo', 'receivedAt']);
@@ -147,4 +148,27 @@ export function injectionProblems(value: unknown, source?: unknown): string[] {
  */
 export function expectWellFormedInjection(value: unknown, source?: unknown): asserts value is Injection {
   expect(injectionProblems(value, source)).toEqual([]);
+}
+
+/** Options of {@link expectInjectionOrRefusal}. */
+export interface InjectionOrRefusalOptions {
+  /** `undefined` is an answer too (the email channel's own mail). Default `false`. */
+  readonly mayReturnNothing?: boolean;
+  /** An injection must come out the same when normalised again (not when its id is random). Default `true`. */
+  readonly repeatable?: boolean;
+}
+
+/**
+ * The rule for a normaliser fed anything: it returns a well-formed injection of `source` (see
+ * {@link expectWellFormedInjection}) or refuses with `channel.invalid`, never another error, and
+ * answers the same when run again (a refusal always; an injection when `repeatable`).
+ *
+ * @example
+ * fc.property(anyValue, (value) => expectInjectionOrRefusal(() => normaliseSmsEvent(value, options), value));
+ */
+export function expectInjectionOrRefusal(normalise: () => Injection | undefined, source: unknown, options: InjectionOrRefusalOptions = {}): void {
+  const first = outcomeOf(normalise);
+  if ('refused' in first) expect(first.refused.code).toBe('channel.invalid');
+  else if (!(options.mayReturnNothing === true && first.returned === undefined)) expectWellFormedInjection(first.returned, source);
+  if ((options.repeatable ?? true) || 'refused' in first) expectSameOutcome(first, outcomeOf(normalise));
 }

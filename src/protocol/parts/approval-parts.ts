@@ -2,6 +2,7 @@
  * The data shapes of the `approval-request` and `approval-response` parts, and their checks.
  * Approvals cross channels (asked in chat, answered by email), so both carry `approvalId`.
  */
+import { isIsoDateTime } from '../iso-date-time.ts';
 
 /** `data` of an `approval-request` part. */
 export interface ApprovalRequest {
@@ -38,8 +39,6 @@ export interface ShapeIssue {
   readonly message: string;
 }
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -58,7 +57,7 @@ function requireString(data: Record<string, unknown>, key: string, issues: Shape
 function requireDateTime(data: Record<string, unknown>, key: string, issues: ShapeIssue[], optional = false): void {
   const value = data[key];
   if (value === undefined && optional) return;
-  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
+  if (!isIsoDateTime(value)) {
     issues.push({ path: `/${key}`, message: `"${key}" must be an ISO 8601 date-time` });
   }
 }

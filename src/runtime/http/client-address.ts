@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import type { ProxyRange } from '../../config/env-types.ts';
+import { LOOPBACK_RANGES } from '../../config/parse-trust-proxy.ts';
 
 /** Headers a reverse proxy adds; a request carrying any of them most likely came through one. */
 const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto', 'via'] as const;
@@ -59,13 +60,10 @@ function contains(list: BlockList, address: string): boolean {
 /** Builds the matcher of `TRUST_PROXY`'s ranges (an empty list trusts nobody). */
 export function createProxyTrust(ranges: readonly ProxyRange[]): ProxyTrust {
   const list = blockListOf(ranges);
-  return { trusts: (address) => ranges.length > 0 && contains(list, address) };
+  return { trusts: (address) => contains(list, address) };
 }
 
-const LOOPBACK = blockListOf([
-  { address: '127.0.0.0', prefixLength: 8, family: 'ipv4' },
-  { address: '::1', prefixLength: 128, family: 'ipv6' },
-]);
+const LOOPBACK = blockListOf(LOOPBACK_RANGES);
 
 /** Whether `address` is a loopback address (`127.0.0.0/8`, `::1`, or their IPv4-mapped forms). */
 export function isLoopbackAddress(address: string | undefined): boolean {

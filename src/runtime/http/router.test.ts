@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../protocol/errors.ts';
+import { openRaw } from '../../../test/http/raw-socket.ts';
 import { createRouter, readJsonObject, sendJson } from './router.ts';
 
 let server: Server;
@@ -47,15 +48,9 @@ describe('the HTTP router', () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: 'http.bad_request' } });
     // A request target fetch would never send: written on a raw socket.
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(new URL(base).port), '127.0.0.1', () => {
-        socket.end('GET http://[::1/items/1 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
-      });
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => { answer += chunk.toString('utf8'); });
-      socket.on('end', () => { resolve(answer); });
-      socket.on('error', reject);
-    });
+    const connection = await openRaw(Number(new URL(base).port));
+    await connection.write('GET http://[::1/items/1 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    const raw = await connection.closed;
     expect(raw).toMatch(/^HTTP\/1\.1 400 /);
     expect(raw).toContain('http.bad_request');
     expect((await fetch(`${base}/items/ok`)).status).toBe(200);

@@ -121,6 +121,30 @@ describe('the Anthropic model client in a provider storm', () => {
     expect(fake.messageRequests).toHaveLength(1);
   });
 
+  it('stops waiting to retry when the caller aborts, reporting the failure that led there', async () => {
+    fake.reset();
+    fake.enqueue({ content: [respondBlock], cutAfterEvents: 4 }, { content: [respondBlock] });
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }), streamRetryDelayMs: 60_000 });
+    const startedAt = Date.now();
+    await expect(client.create(request, { signal: AbortSignal.timeout(200) })).rejects.toMatchObject({ retryable: true, details: { kind: 'connection', attempts: 1 } });
+    expect(Date.now() - startedAt).toBeLessThan(2000);
+    expect(fake.messageRequests).toHaveLength(1);
+  });
+
+  it('does not make the call again when onBlock threw on a block, which it may have delivered in part', async () => {
+    fake.reset();
+    fake.enqueue({ content: [respondBlock] }, { content: [respondBlock] });
+    const client = createAnthropicModelClient({ client: new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 }), streamRetryDelayMs: 1 });
+    const seen: ModelOutputBlock[] = [];
+    const onBlock = (block: ModelOutputBlock): void => {
+      seen.push(block);
+      throw new Error('delivery failed part-way');
+    };
+    await expect(client.create(request, { onBlock })).rejects.toMatchObject({ code: 'model.failed', details: { attempts: 1 } });
+    expect(seen).toHaveLength(1);
+    expect(fake.messageRequests).toHaveLength(1);
+  });
+
   it('names a timeout when the SDK gives up on a call that hangs', async () => {
     fake.reset();
     fake.enqueue({ hang: true });

@@ -75,6 +75,21 @@ function toResponse(message: Anthropic.Message): ModelResponse {
   };
 }
 
+/** The request options that carry the caller's abort signal, if any. */
+function signalOption(signal: AbortSignal | undefined): { readonly signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}
+
+/** Waits `delayMs` before a retry; `false` when `signal` aborted (before or while waiting). */
+async function waitToRetry(delayMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await sleep(delayMs, undefined, signalOption(signal));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** One streamed attempt: the final message, or how it failed. */
 async function streamOnce(
   client: Anthropic,
@@ -83,16 +98,17 @@ async function streamOnce(
 ): Promise<{ readonly message: Anthropic.Message } | StreamFailure> {
   let connected = false;
   let index = 0;
-  const stream = client.messages.stream(params, callOptions.signal === undefined ? {} : { signal: callOptions.signal });
+  const stream = client.messages.stream(params, signalOption(callOptions.signal));
   stream.on('connect', () => {
     connected = true;
   });
   // Indexes count only the blocks the response keeps, so they match `content` of the response.
+  // A block counts as handed on before `onBlock` runs: one it threw on may have been delivered.
   stream.on('contentBlock', (block) => {
     const converted = toOutputBlock(block);
     if (converted === undefined) return;
-    callOptions.onBlock?.(converted, index);
     index += 1;
+    callOptions.onBlock?.(converted, index - 1);
   });
   try {
     return { message: await stream.finalMessage() };
@@ -120,14 +136,8 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions)
         if ('message' in outcome) return toResponse(outcome.message);
         const failure = classifyModelFailure(outcome.error);
         const again = outcome.connected && !outcome.delivered && failure.retryable && attempt < streamRetries;
-        if (again && callOptions.signal?.aborted !== true) {
-          try {
-            await sleep(retryDelayMs * 2 ** attempt, undefined, callOptions.signal === undefined ? {} : { signal: callOptions.signal });
-            continue;
-          } catch {
-            // Aborted while waiting: report the failure that led here.
-          }
-        }
+        // Aborted before or while waiting: report the failure that led here.
+        if (again && (await waitToRetry(retryDelayMs * 2 ** attempt, callOptions.signal))) continue;
         const { kind, status, apiType, retryable, userMessage } = failure;
         const said = status === undefined ? (apiType === undefined ? '' : ` (${apiType})`) : ` (HTTP ${status})`;
         throw new SwitchboardError('model.failed', `The model call failed${said}: ${kind}.`, {

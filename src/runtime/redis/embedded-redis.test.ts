@@ -107,6 +107,33 @@ describe('startEmbeddedRedis', () => {
     expect(await b.get('survives')).toBe('yes');
   });
 
+  it('kills the server at once (SIGKILL); with appendFsync always, acknowledged writes survive', async () => {
+    const dataDir = freshDir();
+    const messages: string[] = [];
+    const record = (_fields: object, message: string): void => {
+      messages.push(message);
+    };
+    const first = await startEmbeddedRedis({ dataDir, appendFsync: 'always', logger: { debug: record, info: record, warn: record } });
+    started.push(first);
+    const a = client(first.url);
+    await a.connect();
+    expect(await a.config('GET', 'appendfsync')).toEqual(['appendfsync', 'always']);
+    await a.set('acknowledged', 'yes');
+
+    await first.kill();
+    await first.kill();
+    expect(await first.exited).toMatchObject({ code: null, signal: 'SIGKILL' });
+    expect(messages).toContain('embedded redis killed');
+    expect(messages).not.toContain('embedded redis exited unexpectedly');
+    expect(await pingRedis(first.port)).toBe(false);
+
+    const second = await startEmbeddedRedis({ dataDir, port: first.port });
+    started.push(second);
+    const b = client(second.url);
+    await b.connect();
+    expect(await b.get('acknowledged')).toBe('yes');
+  });
+
   it('refuses a data folder that a running server owns', async () => {
     const dataDir = freshDir();
     const redis = await startEmbeddedRedis({ dataDir });

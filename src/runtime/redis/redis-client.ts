@@ -11,7 +11,7 @@
  * the only ones; they rely on that shared command API.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import { REDIS_RECONNECT, reconnectDelayMs } from './reconnect-delay.ts';
+import { REDIS_RECONNECT, reconnectDelayMs, type ReconnectBackoff } from './reconnect-delay.ts';
 import { parseRedisTarget, type RedisNodeAddress } from './redis-target.ts';
 
 /** ioredis options for {@link createRedisClient}; on a cluster they are split as {@link createClusterClient} says. */
@@ -50,11 +50,22 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
  * subscribes (see `untilRedisReady`).
  */
 export function serviceRedisOptions(): RedisClientOptions {
+  return { ...failFastRedisOptions(), lazyConnect: true };
+}
+
+/** The settings that make a client fail fast while Redis is away; see {@link failFastRedisOptions}. */
+export type FailFastRedisOptions = Required<Pick<RedisOptions, 'enableOfflineQueue' | 'maxRetriesPerRequest' | 'retryStrategy'>>;
+
+/**
+ * The fail-fast part shared by {@link serviceRedisOptions} and the queues' producer connections:
+ * no offline queue, no resending of a command caught by a dropped connection, and a reconnect
+ * for ever with `backoff` (default {@link REDIS_RECONNECT}).
+ */
+export function failFastRedisOptions(backoff: ReconnectBackoff = REDIS_RECONNECT): FailFastRedisOptions {
   return {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    lazyConnect: true,
-    retryStrategy: (times: number) => reconnectDelayMs(times, REDIS_RECONNECT),
+    retryStrategy: (times: number) => reconnectDelayMs(times, backoff),
   };
 }
 

@@ -185,7 +185,6 @@ ${rendered.join('\n')}
 
 const PAGE_POLICY = serverPagePolicy({ inlineStyle: STYLE });
 
-
 /**
  * Creates the operator routes for approvals:
  * - `GET /admin`: the HTML page, pending / decided / expired, newest first, each with its audit trail;
@@ -199,13 +198,12 @@ const PAGE_POLICY = serverPagePolicy({ inlineStyle: STYLE });
  */
 export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
   const { approvals } = options;
-  const access = { adminToken: options.adminToken, ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }) };
   return [
     {
       method: 'GET',
       pattern: '/admin',
       async handler({ req, res }) {
-        if (!authorize(req, res, access)) return;
+        if (!authorize(req, res, options)) return;
         sendHtmlPage(res, 200, await renderPage(options), PAGE_POLICY);
       },
     },
@@ -213,7 +211,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       method: 'GET',
       pattern: '/admin/api/approvals',
       async handler({ req, res, url }) {
-        if (!authorize(req, res, access)) return;
+        if (!authorize(req, res, options)) return;
         const status = url.searchParams.get('status');
         if (status !== null && !STATUSES.includes(status as ApprovalStatus)) {
           sendJson(res, 400, { error: { code: 'http.bad_request', message: `status must be one of ${STATUSES.join(', ')}.`, details: { field: 'status' } } });
@@ -228,7 +226,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       method: 'GET',
       pattern: '/admin/api/approvals/:id',
       async handler({ req, res, params }) {
-        if (!authorize(req, res, access)) return;
+        if (!authorize(req, res, options)) return;
         const id = params['id'] ?? '';
         const approval = await approvals.get(id);
         if (approval === undefined) {
@@ -243,7 +241,7 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
       method: 'GET',
       pattern: '/admin/api/deliveries/failed',
       async handler({ req, res, url }) {
-        if (!authorize(req, res, access)) return;
+        if (!authorize(req, res, options)) return;
         if (options.failures === undefined) {
           sendJson(res, 404, { error: { code: 'http.not_found', message: 'Failed deliveries are not available in this process.' } });
           return;

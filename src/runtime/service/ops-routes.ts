@@ -68,7 +68,6 @@ export function createOpsRoutes(options: OpsRoutesOptions): Route[] {
     envelopeConsumes: ENVELOPE_CONSUMES,
     streaming: true,
   });
-  const access = { adminToken: options.adminToken, ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }) };
   return [
     {
       method: 'GET',
@@ -91,7 +90,7 @@ export function createOpsRoutes(options: OpsRoutesOptions): Route[] {
       method: 'GET',
       pattern: '/metrics',
       handler: ({ req, res }) => {
-        if (!authorize(req, res, access)) return Promise.resolve();
+        if (!authorize(req, res, options)) return Promise.resolve();
         const body = options.metrics.render();
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
         res.end(body);

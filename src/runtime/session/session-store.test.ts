@@ -86,6 +86,18 @@ describe('session store history', () => {
     expect(next).toBeUndefined();
   });
 
+  it('stores a history longer than Lua can unpack into one RPUSH (it pushes 1,000 at a time)', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix(), historyCacheSize: 0 });
+    await store.accept('s11', sampleInjection('f1'));
+    const progress = await store.beginTurn('s11', (injection) => recordFor('s11', injection, 'turn_f1'));
+    if (progress === undefined) throw new Error('no turn');
+    const long = Array.from({ length: 9000 }, (_, index) => say(`m${String(index)}`));
+    await store.finishTurn(progress.record, long);
+    expect(await redis.llen(`${prefix()}:s:s11:hist`)).toBe(9000);
+    expect(await oneTurn(createSessionStore({ redis, prefix: prefix() }), 's11', 'f2', 'next')).toEqual(long);
+  });
+
   it('stores the whole history when another process wrote it since the turn began', async () => {
     const redis = await connect();
     const here = createSessionStore({ redis, prefix: prefix() });

@@ -147,7 +147,7 @@ function readHistory(reply: readonly [string[], string, number], cached: KnownHi
   return { version, messages: items.map((item) => JSON.parse(item) as ModelMessage), sizes: items.map((item) => item.length) };
 }
 
-/** A small least-recently-used map of the histories this process wrote last. */
+/** A small least-recently-used map of the histories this process read or wrote last. */
 function historyCache(size: number): { get(sessionId: string): KnownHistory | undefined; set(sessionId: string, known: KnownHistory): void } {
   const entries = new Map<string, KnownHistory>();
   return {
@@ -227,8 +227,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const write = (base: string, change: HistoryChange): Promise<number> =>
         runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', ...change.append]).then(Number);
       const base = known.get(sessionId);
-      let change = base === undefined || base.rewrite === true ? wholeHistory(history, 0) : historyChange(base, history);
-      let waiting = await write(base === undefined || base.rewrite === true ? '*' : base.version, change);
+      // Without the base this turn began from (evicted, or an earlier single-string form), store it whole.
+      const whole = base === undefined || base.rewrite === true;
+      let change = whole ? wholeHistory(history, 0) : historyChange(base, history);
+      let waiting = await write(whole ? '*' : base.version, change);
       if (waiting < 0) {
         // Another process wrote the history since this turn read it: this turn's history wins, whole.
         change = wholeHistory(history, 0);
