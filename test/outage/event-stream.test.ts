@@ -56,6 +56,8 @@ describe('an event stream when Redis goes away and comes back', () => {
     expect((await postMessage(browser, 'c-sse', 'two', 'm-two')).status).toBe(202);
     await open.waitFor((stream) => hasResponse(stream, 'Echo: two'), 20_000);
     await sb().settled('c-sse', 2);
+    // Every event of the second turn, its settlement last, has reached the open stream.
+    await open.waitFor((stream) => stream.events.filter((event) => event.event === 'turn' && event.data.includes('"complete"')).length >= 2, 10_000);
     const ids = increasingIds(open);
 
     // A browser that lost its stream during the outage reconnects with the last id it saw.
