@@ -67,10 +67,15 @@ function withCacheMark(message: ModelMessage): ModelMessage {
 /** Joins consecutive messages of the same role, as the API wants alternating roles. */
 export function joinSameRole(messages: readonly ModelMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
+  let previous: ModelMessage | undefined;
   for (const message of messages) {
-    const previous = out.at(-1);
-    if (previous?.role === message.role) out[out.length - 1] = { role: message.role, content: [...previous.content, ...message.content] };
-    else out.push(message);
+    if (previous !== undefined && previous.role === message.role) {
+      previous = { role: message.role, content: previous.content.concat(message.content) };
+      out[out.length - 1] = previous;
+    } else {
+      out.push(message);
+      previous = message;
+    }
   }
   return out;
 }
