@@ -7,13 +7,12 @@
  *
  * Queue keys are `<prefix>:approval-expiry:…`.
  */
-import { Queue, Worker, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { sha256Hex } from './job-ids.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis, type RedisConnectionInput } from './redis-connections.ts';
-import { QUEUE_STREAMS } from './queue-streams.ts';
-import { ignoreConnectionErrors } from './producer-errors.ts';
+import { openProducerQueue } from './producer-queue.ts';
 
 /** Name of the approval expiry BullMQ queue. */
 export const APPROVAL_EXPIRY_QUEUE_NAME = 'approval-expiry';
@@ -84,7 +83,7 @@ export interface ApprovalExpiry {
 export function createApprovalExpiry(options: ApprovalExpiryOptions): ApprovalExpiry {
   const prefix = checkPrefix(options.prefix);
   const producer = openRedis(options.connection, 'producer');
-  const queue = ignoreConnectionErrors(new Queue<ExpiryJobData>(APPROVAL_EXPIRY_QUEUE_NAME, { connection: producer.client, prefix, streams: QUEUE_STREAMS }));
+  const queue = openProducerQueue<ExpiryJobData>(APPROVAL_EXPIRY_QUEUE_NAME, { connection: producer.client, prefix });
   const onError = options.onError ?? (() => undefined);
   const jobOptions = {
     attempts: options.attempts ?? 5,

@@ -5,15 +5,14 @@
  * id), so a redelivery or a retry of the same message is dropped at enqueue, for as long as the
  * first job is kept (the dedupe window). Jobs run in parallel: nothing here keeps an order.
  */
-import { Queue, Worker, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import type { Injection } from '../src/runtime/injection.ts';
 import { addOnce, type AddOnceResult, type OnceEnvelope } from './add-once.ts';
 import { inboundJobId } from './job-ids.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
-import { QUEUE_STREAMS } from './queue-streams.ts';
-import { ignoreConnectionErrors } from './producer-errors.ts';
+import { openProducerQueue } from './producer-queue.ts';
 
 /** Name of the inbound BullMQ queue (its keys are `<prefix>:inbound:…`). */
 export const INBOUND_QUEUE_NAME = 'inbound';
@@ -73,7 +72,7 @@ export interface InboundQueue {
 export function createInboundQueue(options: InboundQueueOptions): InboundQueue {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'producer');
-  const queue = ignoreConnectionErrors(new Queue<InboundJobData>(INBOUND_QUEUE_NAME, { connection: redis.client, prefix, streams: QUEUE_STREAMS }));
+  const queue = openProducerQueue<InboundJobData>(INBOUND_QUEUE_NAME, { connection: redis.client, prefix });
   const jobOptions = {
     attempts: options.attempts ?? 5,
     backoff: { type: 'exponential', delay: options.backoffDelayMs ?? 1000 },

@@ -25,7 +25,7 @@
  *   retried delivery goes back in line, and a delivery held back for its destination waits while
  *   deliveries to other destinations pass; held-back deliveries to one destination keep their order.
  */
-import { Queue, Worker } from 'bullmq';
+import { Worker, type Queue } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { addOnce } from './add-once.ts';
 import { createDeliveryFailures, type DeliveryFailures } from './delivery-failures.ts';
@@ -38,8 +38,7 @@ import type { ChannelSender, SendReceipt } from './outbound-types.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
 import { createRetryDelays } from './retry-delay.ts';
-import { QUEUE_STREAMS } from './queue-streams.ts';
-import { ignoreConnectionErrors } from './producer-errors.ts';
+import { openProducerQueue } from './producer-queue.ts';
 
 export type { Outbound, OutboundOptions } from './outbound-options.ts';
 
@@ -113,7 +112,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
   const queueOf = (channel: string): Queue<OutboundJobData> => {
     let queue = queues.get(channel);
     if (queue === undefined) {
-      queue = ignoreConnectionErrors(new Queue<OutboundJobData>(outboundQueueName(channel), { connection: producer.client, prefix, streams: QUEUE_STREAMS }));
+      queue = openProducerQueue<OutboundJobData>(outboundQueueName(channel), { connection: producer.client, prefix });
       queues.set(channel, queue);
     }
     return queue;

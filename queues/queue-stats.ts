@@ -1,7 +1,5 @@
-import { Queue } from 'bullmq';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
-import { QUEUE_STREAMS } from './queue-streams.ts';
-import { ignoreConnectionErrors } from './producer-errors.ts';
+import { openProducerQueue } from './producer-queue.ts';
 
 /** Job counts of one queue, by state. */
 export interface QueueCounts {
@@ -22,7 +20,7 @@ const STATES = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioriti
 export function createQueueStats(options: { readonly connection: RedisConnectionInput; readonly prefix?: string; readonly queues: readonly string[] }): QueueStats {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'producer');
-  const handles = options.queues.map((name) => ignoreConnectionErrors(new Queue(name, { connection: redis.client, prefix, streams: QUEUE_STREAMS })));
+  const handles = options.queues.map((name) => openProducerQueue(name, { connection: redis.client, prefix }));
   return {
     async counts() {
       return Promise.all(handles.map(async (queue) => ({ queue: queue.name, counts: await queue.getJobCounts(...STATES) })));

@@ -7,12 +7,11 @@
  * must be idempotent: the service enqueues an injection whose id derives from the tick.
  */
 import { createHash } from 'node:crypto';
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis, type RedisConnectionInput } from './redis-connections.ts';
-import { QUEUE_STREAMS } from './queue-streams.ts';
-import { ignoreConnectionErrors } from './producer-errors.ts';
+import { openProducerQueue } from './producer-queue.ts';
 
 /** Name of the schedule BullMQ queue (its keys are `<prefix>:schedules:…`). */
 export const SCHEDULE_QUEUE_NAME = 'schedules';
@@ -113,7 +112,7 @@ function firedAtOf(job: Job<TickJobData>): Date {
 export function createScheduler<S extends CronSchedule>(options: SchedulerOptions<S>): Scheduler {
   const prefix = checkPrefix(options.prefix);
   const producer = openRedis(options.connection, 'producer');
-  const queue = ignoreConnectionErrors(new Queue<TickJobData>(SCHEDULE_QUEUE_NAME, { connection: producer.client, prefix, streams: QUEUE_STREAMS }));
+  const queue = openProducerQueue<TickJobData>(SCHEDULE_QUEUE_NAME, { connection: producer.client, prefix });
   const onError = options.onError ?? (() => undefined);
   const now = options.now ?? Date.now;
   const maxLatenessMs = options.maxLatenessMs ?? 60 * 60 * 1000;

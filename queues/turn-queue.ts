@@ -11,14 +11,13 @@
  * lock, `jobLockDurationMs`, runs out and the next check, every `stalledIntervalMs`), and another
  * worker runs it once the dead holder's session lock has expired (`lockTtlMs`).
  */
-import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { turnJobId } from './job-ids.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { createSessionLock, type SessionLease } from './session-lock.ts';
-import { QUEUE_STREAMS } from './queue-streams.ts';
-import { ignoreConnectionErrors } from './producer-errors.ts';
+import { openProducerQueue } from './producer-queue.ts';
 
 /** Name of the turn BullMQ queue (its keys are `<prefix>:turns:…`). */
 export const TURN_QUEUE_NAME = 'turns';
@@ -76,7 +75,7 @@ export interface TurnQueue {
 export function createTurnQueue(options: TurnQueueOptions): TurnQueue {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'producer');
-  const queue = ignoreConnectionErrors(new Queue<TurnJobData>(TURN_QUEUE_NAME, { connection: redis.client, prefix, streams: QUEUE_STREAMS }));
+  const queue = openProducerQueue<TurnJobData>(TURN_QUEUE_NAME, { connection: redis.client, prefix });
   const jobOptions = {
     attempts: options.attempts ?? 3,
     backoff: { type: 'exponential', delay: options.backoffDelayMs ?? 1000 },
