@@ -43,12 +43,6 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
  *   not sent again after the reconnect.
  * - `lazyConnect: true`: the caller connects (`await redis.connect()`) before the first command.
  * - Reconnects for ever, 100 ms doubling to 2 s apart ({@link REDIS_RECONNECT}).
- * - `enableAutoPipelining: true`: the commands that the turns, requests and stores in flight send
- *   during one turn of the event loop leave in one socket write (one pipeline; on a cluster one per
- *   node). Every command keeps its own reply and error. Under load this cuts the write system calls
- *   of the process and the reads of Redis: the bench measured about half the process's system CPU
- *   time per message. A connection duplicated from this one for blocking reads turns it off
- *   ({@link duplicateRedis}).
  *
  * Such failures are `redis.unavailable` to the HTTP layer (503 with `Retry-After`), and a failed
  * turn step is retried by its queue. Connections that must wait for Redis (queue workers, session
@@ -56,7 +50,7 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
  * subscribes (see `untilRedisReady`).
  */
 export function serviceRedisOptions(): RedisClientOptions {
-  return { ...failFastRedisOptions(), lazyConnect: true, enableAutoPipelining: true };
+  return { ...failFastRedisOptions(), lazyConnect: true };
 }
 
 /** The settings that make a client fail fast while Redis is away; see {@link failFastRedisOptions}. */
@@ -113,21 +107,18 @@ export function isCluster(redis: Redis): boolean {
  * A new client to the same server or cluster with the same options and `overrides` (e.g. a
  * blocking or subscriber connection). `Redis#duplicate(options)` and `Cluster#duplicate(nodes,
  * options)` differ in their first parameter; this calls the right one. On a cluster,
- * `retryStrategy`, `readOnly` and `db` of `overrides` are ignored (the cluster keeps its own).
- * Auto-pipelining is off on the copy unless `overrides` turn it on: such copies serve blocking
- * reads, where a command would only wait behind the blocked one. The caller closes the client.
+ * `retryStrategy`, `readOnly` and `db` of `overrides` are ignored (the cluster keeps its own). The
+ * caller closes the client.
  */
 export function duplicateRedis(redis: Redis, overrides: RedisClientOptions = {}): Redis {
-  const enableAutoPipelining = overrides.enableAutoPipelining ?? false;
-  if (!isCluster(redis)) return redis.duplicate({ ...overrides, enableAutoPipelining });
+  if (!isCluster(redis)) return redis.duplicate(overrides);
   const cluster = redis as unknown as Cluster;
-  const { lazyConnect, enableOfflineQueue, enableAutoPipelining: _pipelining, retryStrategy: _retry, readOnly: _readOnly, himportFieldsets: _fieldsets, db: _db, ...nodeOverrides } = overrides;
+  const { lazyConnect, enableOfflineQueue, retryStrategy: _retry, readOnly: _readOnly, himportFieldsets: _fieldsets, db: _db, ...nodeOverrides } = overrides;
   // Cluster#duplicate merges its options shallowly: node options are merged here.
   const { replyMapping: _mapping, ...inherited } = cluster.options.redisOptions ?? {};
   return cluster.duplicate(undefined, {
     ...(lazyConnect === undefined ? {} : { lazyConnect }),
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
-    enableAutoPipelining,
     redisOptions: { ...inherited, ...nodeOverrides },
   }) as unknown as Redis;
 }
