@@ -25,10 +25,32 @@ export function rememberSize(messages: readonly ModelMessage[], chars: number): 
   measured.set(messages, chars);
 }
 
-/** {@link trimHistory} of `history` followed by `added`, measuring each part once. */
+/**
+ * The role-joined form ({@link joinSameRole}) of each history list already joined, so a list used
+ * by several model calls, or carried from one turn to the next, is not joined again message by
+ * message: a conversation's history runs to hundreds of messages.
+ */
+const joinedForms = new WeakMap<readonly ModelMessage[], readonly ModelMessage[]>();
+
+function joinedOf(history: readonly ModelMessage[]): readonly ModelMessage[] {
+  let joined = joinedForms.get(history);
+  if (joined === undefined) {
+    joined = joinSameRole(history);
+    joinedForms.set(history, joined);
+  }
+  return joined;
+}
+
+/**
+ * {@link trimHistory} of `history` followed by `added`, measuring each part once. When nothing is
+ * trimmed, the joined form of the result is derived from the one `history` had, if it had one.
+ */
 export function trimJoinedHistory(history: readonly ModelMessage[], added: readonly ModelMessage[], budgetTokens: number): ModelMessage[] {
-  if (estimateTokens(history) + estimateTokens(added) <= budgetTokens) return [...history, ...added];
-  return trimHistory([...history, ...added], budgetTokens);
+  if (estimateTokens(history) + estimateTokens(added) > budgetTokens) return trimHistory([...history, ...added], budgetTokens);
+  const next = [...history, ...added];
+  const joined = joinedForms.get(history);
+  if (joined !== undefined) joinedForms.set(next, joinOnto(joined.slice(), added));
+  return next;
 }
 
 /**
@@ -66,8 +88,12 @@ function withCacheMark(message: ModelMessage): ModelMessage {
 
 /** Joins consecutive messages of the same role, as the API wants alternating roles. */
 export function joinSameRole(messages: readonly ModelMessage[]): ModelMessage[] {
-  const out: ModelMessage[] = [];
-  let previous: ModelMessage | undefined;
+  return joinOnto([], messages);
+}
+
+/** Appends `messages` to the joined list `out` (changed in place and returned), joining same-role neighbours. */
+function joinOnto(out: ModelMessage[], messages: readonly ModelMessage[]): ModelMessage[] {
+  let previous = out.at(-1);
   for (const message of messages) {
     if (previous !== undefined && previous.role === message.role) {
       previous = { role: message.role, content: previous.content.concat(message.content) };
@@ -107,15 +133,29 @@ export function buildModelRequest(input: ModelRequestInput): ModelRequest {
   const tools = [input.respondTool, ...input.tools];
   const lastTool = tools.at(-1);
   const markedTools = lastTool === undefined ? tools : [...tools.slice(0, -1), { ...lastTool, cache_control: EPHEMERAL }];
-  const budget = actor.limits.historyTokenBudget - estimateTokens(input.turn);
-  const history = trimHistory(input.history, Math.max(0, budget));
-  const markedHistory = history.length === 0 ? history : [...history.slice(0, -1), withCacheMark(history.at(-1) as ModelMessage)];
+  const budget = Math.max(0, actor.limits.historyTokenBudget - estimateTokens(input.turn));
   return {
     model: actor.model,
     maxTokens: actor.limits.maxOutputTokens,
     system: [{ type: 'text', text: system, cache_control: EPHEMERAL }],
     tools: markedTools,
     toolChoice: 'any',
-    messages: joinSameRole([...markedHistory, ...input.turn]),
+    messages: joinOnto(markedHistory(input.history, budget), input.turn),
   };
+}
+
+/**
+ * The joined history that fits in `budget` tokens, a new list whose last message carries the cache
+ * breakpoint. The same as joining the trimmed history after marking its last message: that
+ * message's last block is the joined last message's last block (a message without blocks is
+ * marked before joining, as it carries none).
+ */
+function markedHistory(history: readonly ModelMessage[], budget: number): ModelMessage[] {
+  const kept = estimateTokens(history) <= budget ? history : trimHistory(history, budget);
+  const last = kept.at(-1);
+  if (last === undefined) return [];
+  if (last.content.length === 0) return joinSameRole([...kept.slice(0, -1), withCacheMark(last)]);
+  const joined = (kept === history ? joinedOf(history) : joinSameRole(kept)).slice();
+  joined[joined.length - 1] = withCacheMark(joined.at(-1) as ModelMessage);
+  return joined;
 }
