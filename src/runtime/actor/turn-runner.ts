@@ -96,11 +96,14 @@ async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSigna
   }
 }
 
+/** `host:pid` of this process, read once (it was a system call per turn). */
+let processWorkerId: string | undefined;
+
 /** Logs `turn_started` (or `turn_resumed`, found in the store) and makes the live turn. */
 async function openTurn(deps: TurnRunnerDeps, progress: TurnInProgress): Promise<LiveTurn> {
   const { record } = progress;
   rememberSize(progress.history, progress.historyChars);
-  const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
+  const worker = deps.workerId ?? (processWorkerId ??= `${hostname()}:${process.pid}`);
   await deps.log.append(record.sessionId, { type: progress.resumed ? 'turn_resumed' : 'turn_started', turnId: record.turnId, actor: record.actor, data: { step: record.step, worker } });
   return { record, inbox: progress.inbox, history: progress.history };
 }
