@@ -13,6 +13,7 @@ import { turnJobId } from '../../queues/job-ids.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { useRedis } from '../support/redis.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
 import { echoModel, jsonOf, lastUserText, postMessage, postUntilAccepted, responses } from './outage-kit.ts';
 
@@ -44,6 +45,10 @@ describe('Redis lost between storing a message and asking for its turn', () => {
     await sb().browser.session();
     expect((await postMessage(sb().browser, 'c-half', 'first', 'm-first')).status).toBe(202);
     await sb().settled('c-half', 1);
+    // The first turn's job ends by looking at the session's mailbox once more after its lock is
+    // released: were the next message there by then, it would rightly take it up. Let it end.
+    const firstJob = `${sb().prefix}:turns:${turnJobId('web:c-half:m-first')}`;
+    await waitFor(async () => (await direct?.exists(firstJob)) === 0, 'the first turn job to end');
 
     const injectionId = 'web:c-half:m-half';
     const cut = proxy.cutAt(turnJobId(injectionId));
