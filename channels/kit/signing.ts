@@ -36,3 +36,16 @@ export function safeEqual(given: string, expected: string): boolean {
   const b = createHash('sha256').update(expected, 'utf8').digest();
   return timingSafeEqual(a, b);
 }
+
+/**
+ * Compares a MAC a request carried with the one computed here ({@link hmac}), in constant time for
+ * any value of the expected length. The length of a MAC is no secret (HMAC-SHA256 in base64url is
+ * always 43 characters), so a value of another length is refused at once, and nothing is hashed
+ * first: this runs on every web request (the session cookie and the CSRF token).
+ */
+export function sameMac(given: string, expected: string): boolean {
+  if (given.length !== expected.length) return false;
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { requireJsonContentType } from '../../../src/runtime/http/request-body.ts';
-import { hmac, safeEqual } from '../../kit/signing.ts';
+import { hmac, sameMac } from '../../kit/signing.ts';
 
 /** The header the page sends its CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token';
@@ -60,7 +60,7 @@ export function checkOrigin(req: IncomingMessage, publicUrl: string): void {
 export function checkSessionPost(req: IncomingMessage, options: { readonly secret: string; readonly sid: string; readonly publicUrl: string }): void {
   checkOrigin(req, options.publicUrl);
   const token = header(req, CSRF_HEADER);
-  if (token === undefined || !safeEqual(token, csrfTokenFor(options.secret, options.sid))) {
+  if (token === undefined || !sameMac(token, csrfTokenFor(options.secret, options.sid))) {
     throw forbidden(`The request lacks a valid ${CSRF_HEADER} header. Reload the page and try again.`, 'csrf');
   }
   requireJsonContentType(req);

@@ -4,7 +4,7 @@
  * also still exist in Redis (see `session-store.ts`) before it identifies anyone.
  */
 import type { IncomingMessage } from 'node:http';
-import { hmac, isRandomToken, safeEqual } from '../../kit/signing.ts';
+import { hmac, isRandomToken, sameMac } from '../../kit/signing.ts';
 
 /** The cookie's name. */
 export const SESSION_COOKIE = 'sb_session';
@@ -46,7 +46,7 @@ export function readSessionCookie(req: IncomingMessage, secret: string): CookieR
   for (const value of values) {
     const [sid, mac, extra] = value.split('.');
     if (sid === undefined || mac === undefined || extra !== undefined || !isRandomToken(sid)) continue;
-    if (safeEqual(mac, macOf(secret, sid))) return { kind: 'sid', sid };
+    if (sameMac(mac, macOf(secret, sid))) return { kind: 'sid', sid };
   }
   return values.length === 0 ? { kind: 'absent' } : { kind: 'forged' };
 }
