@@ -15,6 +15,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { createClusterClient, failFastRedisOptions, isRedisClient } from '../src/runtime/redis/redis-client.ts';
 import type { RedisNodeAddress } from '../src/runtime/redis/redis-target.ts';
+import { coalesceWrites } from '../src/runtime/redis/write-coalescing.ts';
 import { REDIS_RECONNECT, reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
 
 export { reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
@@ -125,7 +126,7 @@ export function openRedis(input: RedisConnectionInput, role: RedisRole): OpenedR
   const roleOptions = role === 'producer' ? producerRedisOptions : workerRedisOptions;
   const client = 'clusterNodes' in input
     ? createClusterClient(input.clusterNodes, roleOptions(input.nodeOptions))
-    : new Redis(roleOptions(input));
+    : coalesceWrites(new Redis(roleOptions(input)));
   return { client, owned: true, close: () => closeRedis(client) };
 }
 

@@ -13,6 +13,7 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { REDIS_RECONNECT, reconnectDelayMs, type ReconnectBackoff } from './reconnect-delay.ts';
 import { parseRedisTarget, type RedisNodeAddress } from './redis-target.ts';
+import { coalesceWrites } from './write-coalescing.ts';
 
 /** ioredis options for {@link createRedisClient}; on a cluster they are split as {@link createClusterClient} says. */
 export type RedisClientOptions = Omit<RedisOptions, 'host' | 'port' | 'path' | 'sentinels' | 'replyMapping'>;
@@ -20,7 +21,8 @@ export type RedisClientOptions = Omit<RedisOptions, 'host' | 'port' | 'path' | '
 /**
  * Opens a client for a `REDIS_URL`: a `Redis` for one URL, a `Cluster` (typed `Redis`, see the
  * file comment) for a comma-separated list of seed nodes. Credentials, database and TLS come from
- * the (first) URL; `options` add to them. The caller closes the client (`quit()`).
+ * the (first) URL; `options` add to them. The commands of one tick leave in one socket write
+ * ({@link coalesceWrites}). The caller closes the client (`quit()`).
  *
  * @example
  * const redis = createRedisClient(env.redis.url, { maxRetriesPerRequest: 3 });
@@ -30,7 +32,7 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
   const settings = { ...target.settings, ...options };
   if (target.cluster) return createClusterClient(target.nodes, settings);
   const [node] = target.nodes;
-  return new Redis({ ...settings, ...(node === undefined ? {} : { host: node.host, port: node.port }) });
+  return coalesceWrites(new Redis({ ...settings, ...(node === undefined ? {} : { host: node.host, port: node.port }) }));
 }
 
 /**
@@ -75,7 +77,8 @@ export function failFastRedisOptions(backoff: ReconnectBackoff = REDIS_RECONNECT
  * `clusterRetryStrategy`; `enableOfflineQueue`, `lazyConnect`, `enableReadyCheck` and the
  * auto-pipelining options stay at the top; everything else (credentials, TLS, timeouts,
  * `maxRetriesPerRequest`) applies to each node connection. A `db` is dropped: a cluster has
- * database 0 only.
+ * database 0 only. Each node connection sends the commands of one tick in one socket write
+ * ({@link coalesceWrites}).
  *
  * @returns The `Cluster`, typed `Redis` (see the file comment).
  */
@@ -90,7 +93,7 @@ export function createClusterClient(nodes: readonly RedisNodeAddress[], options:
     ...(autoPipeliningIgnoredCommands === undefined ? {} : { autoPipeliningIgnoredCommands }),
     redisOptions: nodeOptions,
   } satisfies ClusterOptions;
-  return new Cluster(nodes.map((node) => ({ host: node.host, port: node.port })), clusterOptions) as unknown as Redis;
+  return coalesceWrites(new Cluster(nodes.map((node) => ({ host: node.host, port: node.port })), clusterOptions)) as unknown as Redis;
 }
 
 /** Whether `value` is an open-able ioredis client: a `Redis` or a `Cluster` (typed `Redis`). */

@@ -1,0 +1,81 @@
+import type { Socket } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
+import { waitFor } from '../../../test/support/wait-for.ts';
+import { coalesceWrites } from './write-coalescing.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const opened: Redis[] = [];
+afterEach(() => {
+  for (const client of opened.splice(0)) client.disconnect();
+});
+
+async function connected(coalesce: boolean): Promise<Redis> {
+  const client = new Redis(redisUrl(), { lazyConnect: true });
+  opened.push(client);
+  if (coalesce) coalesceWrites(coalesceWrites(client));
+  await client.connect();
+  return client;
+}
+
+/** Counts the socket's own writes (`_write`: one chunk, `_writev`: several at once) from now on. */
+function countWrites(client: Redis): { single: number; vectored: number } {
+  const stream = (client as unknown as { stream: Socket & { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void } }).stream;
+  const counts = { single: 0, vectored: 0 };
+  const single = stream._write.bind(stream);
+  const vectored = stream._writev.bind(stream);
+  stream._write = (...args: unknown[]) => {
+    counts.single += 1;
+    single(...args);
+  };
+  stream._writev = (...args: unknown[]) => {
+    counts.vectored += 1;
+    vectored(...args);
+  };
+  return counts;
+}
+
+/** Twenty SETs, a command that fails and a GET, all sent in one tick. */
+async function oneTickOfCommands(client: Redis): Promise<PromiseSettledResult<unknown>[]> {
+  const key = (n: number): string => `${prefix()}:coalesced:${n}`;
+  await client.del(key(0));
+  await client.rpush(key(0), 'a list');
+  return Promise.allSettled([
+    ...Array.from({ length: 20 }, (_, n) => client.set(key(n + 1), String(n))),
+    client.incr(key(0)),
+    client.get(key(20)),
+  ]);
+}
+
+describe('coalesced writes', () => {
+  it('sends the commands of one tick in one socket write, each keeping its own reply or error', async () => {
+    const client = await connected(true);
+    const writes = countWrites(client);
+    const replies = await oneTickOfCommands(client);
+    // The DEL and the RPUSH were awaited one by one (a write each); the 22 commands after them share one.
+    expect(writes).toEqual({ single: 2, vectored: 1 });
+    expect(replies.slice(0, 20).every((reply) => reply.status === 'fulfilled' && reply.value === 'OK')).toBe(true);
+    expect(replies[20]?.status === 'rejected' ? String(replies[20].reason) : 'no error').toContain('WRONGTYPE');
+    expect(replies[21]).toEqual({ status: 'fulfilled', value: '19' });
+  });
+
+  it('is what a plain client does not do: a write per command', async () => {
+    const client = await connected(false);
+    const writes = countWrites(client);
+    await oneTickOfCommands(client);
+    expect(writes.single).toBeGreaterThanOrEqual(20);
+  });
+
+  it('keeps coalescing on the socket of a reconnect', async () => {
+    const client = await connected(true);
+    const id = await client.client('ID');
+    const other = await connected(false);
+    await other.client('KILL', 'ID', String(id));
+    await waitFor(async () => client.status === 'ready' && (await client.client('ID')) !== id, 'the reconnect');
+    const writes = countWrites(client);
+    await oneTickOfCommands(client);
+    expect(writes).toEqual({ single: 2, vectored: 1 });
+  });
+});
