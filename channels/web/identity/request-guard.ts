@@ -7,14 +7,15 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { requireJsonContentType } from '../../../src/runtime/http/request-body.ts';
-import { hmac, sameMac } from '../../kit/signing.ts';
+import { sameMac } from '../../kit/signing.ts';
+import { rememberedMac } from './remembered-mac.ts';
 
 /** The header the page sends its CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token';
 
 /** The CSRF token of a session: HMAC-SHA256 of `csrf:<sid>` under the session secret, base64url. */
 export function csrfTokenFor(secret: string, sid: string): string {
-  return hmac(secret, `csrf:${sid}`);
+  return rememberedMac(secret, `csrf:${sid}`);
 }
 
 function forbidden(message: string, reason: string): SwitchboardError {

@@ -4,7 +4,8 @@
  * also still exist in Redis (see `session-store.ts`) before it identifies anyone.
  */
 import type { IncomingMessage } from 'node:http';
-import { hmac, isRandomToken, sameMac } from '../../kit/signing.ts';
+import { isRandomToken, sameMac } from '../../kit/signing.ts';
+import { rememberedMac } from './remembered-mac.ts';
 
 /** The cookie's name. */
 export const SESSION_COOKIE = 'sb_session';
@@ -24,7 +25,7 @@ export interface SessionCookieOptions {
 }
 
 function macOf(secret: string, sid: string): string {
-  return hmac(secret, `sid:${sid}`);
+  return rememberedMac(secret, `sid:${sid}`);
 }
 
 /** Every value of the cookie `name` in a `Cookie` header, in order. */

@@ -37,7 +37,9 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
   const finish = async (turnState: string): Promise<void> => {
     turn.record = { ...turn.record, status: 'settled', settledAs: turnState };
     const record = turn.record;
-    await deps.store.saveTurn(record);
+    // The settled record and the turn's log so far are both written before the settlement is
+    // delivered; they do not depend on each other, so they share a round trip.
+    await Promise.all([deps.store.saveTurn(record), deps.log.flush?.(record.sessionId)]);
     await deps.output.settle(record, turnState);
     const budget = deps.actors.get(record.actor)?.config.limits.historyTokenBudget ?? DEFAULT_HISTORY_TOKEN_BUDGET;
     turn.waitingAfter = await deps.store.finishTurn(record, trimJoinedHistory(turn.history, record.messages, budget * 2));
