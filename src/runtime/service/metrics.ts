@@ -14,10 +14,17 @@ export interface Metrics {
   render(): string;
 }
 
+/** A label value as the text format wants it: backslash, double quote and newline escaped. */
+function labelValue(value: string): string {
+  // Counted on every message: most values have nothing to escape.
+  if (!/[\\"\n]/.test(value)) return value;
+  return value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
+}
+
 function labelText(labels: Labels): string {
-  const entries = Object.entries(labels);
-  if (entries.length === 0) return '';
-  return `{${entries.map(([key, value]) => `${key}="${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`).join(',')}}`;
+  let text = '';
+  for (const key in labels) text += `${text === '' ? '{' : ','}${key}="${labelValue(labels[key] ?? '')}"`;
+  return text === '' ? '' : `${text}}`;
 }
 
 /** A {@link Metrics} registry. */
