@@ -2,11 +2,11 @@
  * A cluster client made by `createRedisClient` sends the commands of one tick to each node in one
  * socket write (see `write-coalescing.ts`), on node connections opened after it was made too.
  */
-import type { Socket } from 'node:net';
 import type { Cluster, Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import { createRedisClient } from '../../src/runtime/redis/redis-client.ts';
 import { describeOnCluster, uniqueClusterPrefix } from '../support/redis-cluster.ts';
+import { countSocketWrites } from '../support/socket-writes.ts';
 
 describeOnCluster('coalesced writes on a cluster', (cluster) => {
   const opened: Redis[] = [];
@@ -21,20 +21,7 @@ describeOnCluster('coalesced writes on a cluster', (cluster) => {
     // One command per slot first, so every node the test uses is connected before counting.
     await Promise.all(tags.map((tag) => redis.set(`${tag}:warm`, '1')));
     const counts = { single: 0, vectored: 0 };
-    for (const node of (redis as unknown as Cluster).nodes('master')) {
-      const stream = (node as unknown as { stream?: Socket & { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void } }).stream;
-      if (stream === undefined) continue;
-      const single = stream._write.bind(stream);
-      const vectored = stream._writev.bind(stream);
-      stream._write = (...args: unknown[]) => {
-        counts.single += 1;
-        single(...args);
-      };
-      stream._writev = (...args: unknown[]) => {
-        counts.vectored += 1;
-        vectored(...args);
-      };
-    }
+    for (const node of (redis as unknown as Cluster).nodes('master')) countSocketWrites(node, counts);
     const replies: string[] = await Promise.all(tags.flatMap((tag) => Array.from({ length: 10 }, (_, n) => redis.set(`${tag}:k${n}`, String(n)))));
     expect(replies).toEqual(Array.from({ length: 30 }, () => 'OK'));
     expect(counts.single).toBe(0);

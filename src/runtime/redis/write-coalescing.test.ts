@@ -1,7 +1,7 @@
-import type { Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
+import { countSocketWrites } from '../../../test/support/socket-writes.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import { coalesceWrites } from './write-coalescing.ts';
 
@@ -20,23 +20,6 @@ async function connected(coalesce: boolean): Promise<Redis> {
   return client;
 }
 
-/** Counts the socket's own writes (`_write`: one chunk, `_writev`: several at once) from now on. */
-function countWrites(client: Redis): { single: number; vectored: number } {
-  const stream = (client as unknown as { stream: Socket & { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void } }).stream;
-  const counts = { single: 0, vectored: 0 };
-  const single = stream._write.bind(stream);
-  const vectored = stream._writev.bind(stream);
-  stream._write = (...args: unknown[]) => {
-    counts.single += 1;
-    single(...args);
-  };
-  stream._writev = (...args: unknown[]) => {
-    counts.vectored += 1;
-    vectored(...args);
-  };
-  return counts;
-}
-
 /** Twenty SETs, a command that fails and a GET, all sent in one tick. */
 async function oneTickOfCommands(client: Redis): Promise<PromiseSettledResult<unknown>[]> {
   const key = (n: number): string => `${prefix()}:coalesced:${n}`;
@@ -52,7 +35,7 @@ async function oneTickOfCommands(client: Redis): Promise<PromiseSettledResult<un
 describe('coalesced writes', () => {
   it('sends the commands of one tick in one socket write, each keeping its own reply or error', async () => {
     const client = await connected(true);
-    const writes = countWrites(client);
+    const writes = countSocketWrites(client);
     const replies = await oneTickOfCommands(client);
     // The DEL and the RPUSH were awaited one by one (a write each); the 22 commands after them share one.
     expect(writes).toEqual({ single: 2, vectored: 1 });
@@ -63,7 +46,7 @@ describe('coalesced writes', () => {
 
   it('is what a plain client does not do: a write per command', async () => {
     const client = await connected(false);
-    const writes = countWrites(client);
+    const writes = countSocketWrites(client);
     await oneTickOfCommands(client);
     expect(writes.single).toBeGreaterThanOrEqual(20);
   });
@@ -74,7 +57,7 @@ describe('coalesced writes', () => {
     const other = await connected(false);
     await other.client('KILL', 'ID', String(id));
     await waitFor(async () => client.status === 'ready' && (await client.client('ID')) !== id, 'the reconnect');
-    const writes = countWrites(client);
+    const writes = countSocketWrites(client);
     await oneTickOfCommands(client);
     expect(writes).toEqual({ single: 2, vectored: 1 });
   });
