@@ -39,8 +39,14 @@ describe('plainParagraphs', () => {
     expect(plainParagraphs('Looking into it now.')).toBeDefined();
     expect(plainParagraphs('Your flight is booked.\n\nGate 12, boarding at 9:40.')).toBeDefined();
     expect(plainParagraphs('re bench-3_12, a well-known snake_case word')).toBeDefined();
-    for (const text of ['**bold**', 'see www.example.com', '1. first', '  indented', 'a  \nb', 'mail ada@example.com', 'x & y', '- item', '_em_', 'a _b_ c', '---']) {
+    for (const text of ['**bold**', 'see www.example.com', '1. first', '  indented', 'a  \nb', 'mail ada@example.com', 'x & y', '- item', '_em_', 'a _b_ c', '---', '/\n:-\nLisbon', 'Gate\n:-:']) {
       expect(plainParagraphs(text)).toBeUndefined();
     }
+  });
+
+  it('leaves a delimiter row without pipes to the parser, which makes it a table', () => {
+    // Found by the property above (seed -355194158): `:-` under a line is a one-column GFM table.
+    expect(parsed('/\n:-\nLisbon')).toMatchObject({ children: [{ type: 'table', align: ['left'] }] });
+    expect(plainParagraphs('/\n:-\nLisbon')).toBeUndefined();
   });
 });

@@ -21,10 +21,10 @@ const GFM_TREE = [gfmFromMarkdown()];
 const NO_SYNTAX = /^[^\\`*[\]()#+!<>|~&=@\t\r]*$/u;
 /**
  * What would change the parse: leading or trailing blanks, an indent, spaces before a line end, a
- * line starting with `-` or an ordered-list number, a `_` not between two letters or digits, an
- * autolink.
+ * line starting with `-` or an ordered-list number, a line starting with `:` (`:-` under a line is
+ * a GFM table's delimiter row, pipes or not), a `_` not between two letters or digits, an autolink.
  */
-const LINE_EDGES = /^\s|\n | \n|\s$|(^|\n)(\d+[.)]|-)|(^|[^\p{L}\p{N}])_|_($|[^\p{L}\p{N}])|www\.|:\/\//u;
+const LINE_EDGES = /^\s|\n | \n|\s$|(^|\n)(\d+[.)]|-|:)|(^|[^\p{L}\p{N}])_|_($|[^\p{L}\p{N}])|www\.|:\/\//u;
 
 /**
  * The tree of text with no markdown in it (most short answers: acknowledgements, one-line replies)
