@@ -2,7 +2,8 @@
  * The email adaptor: the IMAP listener and mail intake, the SMTP transport, the renderer and the
  * sender. `index.ts` loads this file (and with it imapflow, mailparser, nodemailer and mailauth)
  * only when the channel is on.
- */import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
+ */
+import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
 import { keptSecret } from '../kit/kept-secret.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { EmailEnv } from '../../src/config/env-types.ts';

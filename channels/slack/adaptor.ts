@@ -2,7 +2,8 @@
  * The Slack adaptor: the Web API client, the signed Events API route, the optional Socket Mode
  * listener, the renderer and the sender. `index.ts` loads this file (and with it the Slack SDKs)
  * only when the channel is on.
- */import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
+ */
+import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { SlackEnv } from '../../src/config/env-types.ts';
 import type { Injection } from '../../src/runtime/injection.ts';

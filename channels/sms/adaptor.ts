@@ -1,7 +1,8 @@
 /**
  * The SMS adaptor: Twilio's REST client, the signed webhook routes, the renderer and the sender.
  * `index.ts` loads this file (and with it the Twilio SDK) only when the channel is on.
- */import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
+ */
+import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { SmsEnv } from '../../src/config/env-types.ts';
 import { smsApprovals } from './approvals.ts';

@@ -2,7 +2,8 @@
  * The WhatsApp adaptor: the transport of the configured mode (Cloud API or a whatsapp-web.js
  * session), the intake, the renderer and the sender. `index.ts` loads this file (and with it
  * whatsapp-web.js and puppeteer) only when the channel is on.
- */import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
+ */
+import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { WhatsAppEnv } from '../../src/config/env-types.ts';
 import type { Injection } from '../../src/runtime/injection.ts';

@@ -20,13 +20,12 @@ describeOnCluster('coalesced writes on a cluster', (cluster) => {
     const tags = [uniqueClusterPrefix('a'), uniqueClusterPrefix('b'), uniqueClusterPrefix('c')];
     // One command per slot first, so every node the test uses is connected before counting.
     await Promise.all(tags.map((tag) => redis.set(`${tag}:warm`, '1')));
-    const counts = { single: 0, vectored: 0 };
-    for (const node of (redis as unknown as Cluster).nodes('master')) countSocketWrites(node, counts);
+    const perNode = (redis as unknown as Cluster).nodes('master').map((node) => countSocketWrites(node));
     const replies: string[] = await Promise.all(tags.flatMap((tag) => Array.from({ length: 10 }, (_, n) => redis.set(`${tag}:k${n}`, String(n)))));
     expect(replies).toEqual(Array.from({ length: 30 }, () => 'OK'));
-    expect(counts.single).toBe(0);
-    expect(counts.vectored).toBeGreaterThanOrEqual(1);
-    expect(counts.vectored).toBeLessThanOrEqual(3);
+    // Every node wrote to at most once, and only in one vectored write; the three slots' nodes did write.
+    for (const counts of perNode) expect([{ single: 0, vectored: 0 }, { single: 0, vectored: 1 }]).toContainEqual(counts);
+    expect(perNode.reduce((sum, counts) => sum + counts.vectored, 0)).toBeGreaterThanOrEqual(1);
     expect(await redis.get(`${tags[2] ?? ''}:k9`)).toBe('9');
   });
 });

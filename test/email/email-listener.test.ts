@@ -8,10 +8,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { writeApp } from '../../src/runtime/app/app-test-fixtures.ts';
-import type { FakeMessageRequest, FakeScript } from '../fakes/fake-anthropic-types.ts';
+import type { FakeScript } from '../fakes/fake-anthropic-types.ts';
 import { resetMailbox } from '../support/imap-mail.ts';
 import { useRedis } from '../support/redis.ts';
-import { part, reply, respond } from '../support/scenario-model.ts';
+import { lastUserText, part, reply, respond } from '../support/scenario-model.ts';
 import type { RecordedMail } from '../support/smtp-recorder.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { BOT, useEmailSwitchboard } from './email-harness.ts';
@@ -22,13 +22,6 @@ const appDir = writeApp({
 });
 
 /** The newest user text of a request. */
-function lastUserText(request: FakeMessageRequest): string {
-  const message = [...request.body.messages].reverse().find((candidate) => candidate.role === 'user');
-  if (message === undefined) return '';
-  if (typeof message.content === 'string') return message.content;
-  return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-}
-
 /** Answers `Got: <first line>`; sends back an attachment the person sent (`artifact <id>` in the text). */
 const echo: FakeScript = (request) => {
   const text = lastUserText(request);

@@ -15,7 +15,8 @@ import { useRedis } from '../support/redis.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
-import { echoModel, jsonOf, lastUserText, postMessage, postUntilAccepted, responses } from './outage-kit.ts';
+import { lastUserText } from '../support/scenario-model.ts';
+import { echoModel, jsonOf, postMessage, postUntilAccepted, responses } from './outage-kit.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
 const redisUrl = useRedis();

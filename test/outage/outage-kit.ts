@@ -4,8 +4,8 @@
  * vitest), and readers of what a conversation was answered.
  */
 import type { StoredWebChatEvent } from '../../channels/web/stream/event-store.ts';
-import type { FakeMessageRequest, FakeScript } from '../fakes/fake-anthropic-types.ts';
-import { part, reply, respond } from '../support/scenario-model.ts';
+import type { FakeScript } from '../fakes/fake-anthropic-types.ts';
+import { lastUserText, part, reply, respond } from '../support/scenario-model.ts';
 import { waitFor } from '../support/wait-for.ts';
 import type { WebClient } from '../web/web-client.ts';
 
@@ -19,12 +19,6 @@ export const REQUEST_DEADLINE_MS = 8_000;
 export const FAIL_FAST_MS = 2_000;
 
 /** The latest user text of a model request. */
-export function lastUserText(request: FakeMessageRequest): string {
-  const message = [...request.body.messages].reverse().find((candidate) => candidate.role === 'user');
-  if (message === undefined) return '';
-  return typeof message.content === 'string' ? message.content : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-}
-
 /** A model that answers each turn with one response part, `Echo: <the person's last text>`. */
 export const echoModel: FakeScript = (request) => reply(respond([part('response', `Echo: ${lastUserText(request)}`)], 'complete'));
 

@@ -9,10 +9,10 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { FakeMessageReply } from '../fakes/fake-anthropic-types.ts';
-import { part, reply, respond } from '../support/scenario-model.ts';
+import { lastUserText, part, reply, respond } from '../support/scenario-model.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { lastUserText, postMessage, responses, untilReady } from './outage-kit.ts';
+import { postMessage, responses, untilReady } from './outage-kit.ts';
 import { useRestartableRedis } from './restartable-redis.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
@@ -62,6 +62,7 @@ describe('a turn in flight when Redis is killed', () => {
   }, 60_000);
 
   it('completes once when the model answers while Redis is still down (the step is tried again)', async () => {
+    await sb().browser.session();
     const model = gatedModel('slower one');
     expect((await postMessage(sb().browser, 'c-flight-b', 'slower one', 'm-b')).status).toBe(202);
     await waitFor(() => model.calls === 1, 'the model call is under way', 20_000);

@@ -16,12 +16,12 @@ import { webChannel } from '../../channels/web/index.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { startService, type Service } from '../../src/runtime/service/create-service.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
-import type { FakeAnthropic, FakeMessageRequest } from '../fakes/fake-anthropic-types.ts';
+import type { FakeAnthropic } from '../fakes/fake-anthropic-types.ts';
 import { startFakeTwilio } from '../fakes/fake-twilio.ts';
 import type { FakeTwilio } from '../fakes/fake-twilio-types.ts';
 import { inboundSmsParams, postTwilioWebhook } from '../fakes/twilio-webhook.ts';
 import { useRedis, uniquePrefix } from '../support/redis.ts';
-import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
+import { lastUserText, part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { Redis } from 'ioredis';
 
@@ -37,12 +37,6 @@ let fake: FakeAnthropic;
 let twilio: FakeTwilio;
 let service: Service;
 let redis: Redis;
-
-function lastUserText(request: FakeMessageRequest): string {
-  const message = [...request.body.messages].reverse().find((candidate) => candidate.role === 'user');
-  if (message === undefined) return '';
-  return typeof message.content === 'string' ? message.content : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-}
 
 beforeAll(async () => {
   fake = await startFakeAnthropic();

@@ -89,3 +89,11 @@ export function toolCall(name: string, input: unknown): FakeContentBlock {
 export function reply(...content: FakeContentBlock[]): FakeMessageReply {
   return { content, stopReason: 'tool_use' };
 }
+
+/** The text of the last user message of a model request (its text blocks joined by newlines), or `''`. */
+export function lastUserText(request: FakeMessageRequest): string {
+  const message = [...request.body.messages].reverse().find((candidate) => candidate.role === 'user');
+  if (message === undefined) return '';
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+}

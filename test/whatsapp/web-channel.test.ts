@@ -11,11 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { createLinkStateStore } from '../../channels/whatsapp/web/link-state.ts';
 import type { WebMessage } from '../../channels/whatsapp/web/web-client.ts';
 import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
-import type { FakeMessageRequest } from '../fakes/fake-anthropic-types.ts';
 import type { FakeSend } from '../fakes/fake-wwebjs.ts';
 import { fakeChat, messageFixture, webMessage, type WebMessageFixture } from '../fakes/fake-wwebjs-message.ts';
 import { useRedis } from '../support/redis.ts';
-import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
+import { lastUserText, part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { useWhatsAppWebSwitchboard } from './web-service-harness.ts';
 
@@ -50,11 +49,6 @@ async function waitForText(number: string, match: (text: string) => boolean, wha
   return sentTo(number).find((sent) => match(sent.text))?.text ?? '';
 }
 
-function lastUserText(request: FakeMessageRequest): string {
-  const message = [...request.body.messages].reverse().find((candidate) => candidate.role === 'user');
-  if (message === undefined) return '';
-  return typeof message.content === 'string' ? message.content : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-}
 const modelCallsAbout = (text: string): number => sb().fake.messageRequests.filter((request) => lastUserText(request).includes(text)).length;
 
 /** The client holding the session, once ready. */

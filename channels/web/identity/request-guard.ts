@@ -7,15 +7,20 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { requireJsonContentType } from '../../../src/runtime/http/request-body.ts';
-import { sameMac } from '../../kit/signing.ts';
-import { rememberedMac } from './remembered-mac.ts';
+import { hmac } from '../../kit/signing.ts';
+import { macMatches } from './remembered-mac.ts';
 
 /** The header the page sends its CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token';
 
+/** What a session's CSRF token signs. */
+function csrfSignedText(sid: string): string {
+  return `csrf:${sid}`;
+}
+
 /** The CSRF token of a session: HMAC-SHA256 of `csrf:<sid>` under the session secret, base64url. */
 export function csrfTokenFor(secret: string, sid: string): string {
-  return rememberedMac(secret, `csrf:${sid}`);
+  return hmac(secret, csrfSignedText(sid));
 }
 
 function forbidden(message: string, reason: string): SwitchboardError {
@@ -61,7 +66,7 @@ export function checkOrigin(req: IncomingMessage, publicUrl: string): void {
 export function checkSessionPost(req: IncomingMessage, options: { readonly secret: string; readonly sid: string; readonly publicUrl: string }): void {
   checkOrigin(req, options.publicUrl);
   const token = header(req, CSRF_HEADER);
-  if (token === undefined || !sameMac(token, csrfTokenFor(options.secret, options.sid))) {
+  if (token === undefined || !macMatches(options.secret, csrfSignedText(options.sid), token)) {
     throw forbidden(`The request lacks a valid ${CSRF_HEADER} header. Reload the page and try again.`, 'csrf');
   }
   requireJsonContentType(req);

@@ -4,8 +4,8 @@
  * also still exist in Redis (see `session-store.ts`) before it identifies anyone.
  */
 import type { IncomingMessage } from 'node:http';
-import { isRandomToken, sameMac } from '../../kit/signing.ts';
-import { rememberedMac } from './remembered-mac.ts';
+import { hmac, isRandomToken } from '../../kit/signing.ts';
+import { macMatches } from './remembered-mac.ts';
 
 /** The cookie's name. */
 export const SESSION_COOKIE = 'sb_session';
@@ -24,8 +24,9 @@ export interface SessionCookieOptions {
   readonly secure: boolean;
 }
 
-function macOf(secret: string, sid: string): string {
-  return rememberedMac(secret, `sid:${sid}`);
+/** What the cookie's mac signs. */
+function signedText(sid: string): string {
+  return `sid:${sid}`;
 }
 
 /** Every value of the cookie `name` in a `Cookie` header, in order. */
@@ -47,7 +48,7 @@ export function readSessionCookie(req: IncomingMessage, secret: string): CookieR
   for (const value of values) {
     const [sid, mac, extra] = value.split('.');
     if (sid === undefined || mac === undefined || extra !== undefined || !isRandomToken(sid)) continue;
-    if (sameMac(mac, macOf(secret, sid))) return { kind: 'sid', sid };
+    if (macMatches(secret, signedText(sid), mac)) return { kind: 'sid', sid };
   }
   return values.length === 0 ? { kind: 'absent' } : { kind: 'forged' };
 }
@@ -55,7 +56,7 @@ export function readSessionCookie(req: IncomingMessage, secret: string): CookieR
 /** The `Set-Cookie` value for a session: `HttpOnly; SameSite=Lax; Path=/; Max-Age=…` (+ `Secure`). */
 export function sessionCookieHeader(sid: string, secret: string, options: SessionCookieOptions): string {
   const maxAge = Math.floor(options.maxAgeMs / 1000);
-  const parts = [`${SESSION_COOKIE}=${sid}.${macOf(secret, sid)}`, 'Path=/', `Max-Age=${String(maxAge)}`, 'HttpOnly', 'SameSite=Lax'];
+  const parts = [`${SESSION_COOKIE}=${sid}.${hmac(secret, signedText(sid))}`, 'Path=/', `Max-Age=${String(maxAge)}`, 'HttpOnly', 'SameSite=Lax'];
   if (options.secure) parts.push('Secure');
   return parts.join('; ');
 }

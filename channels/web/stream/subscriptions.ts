@@ -103,15 +103,19 @@ export function createWebSubscriptions<T>(options: WebSubscriptionsOptions<T>): 
   const reconcile = (channel: string, state: ChannelState<T>): Promise<void> => {
     const run = async (): Promise<void> => {
       if (closed) return;
-      const redis = connectionFor();
-      // The connection has no offline queue: wait (bounded) until it is up.
-      await untilRedisReady(redis, readyTimeoutMs);
-      if (state.listeners.size > 0 && !state.subscribed) {
-        await redis.subscribe(channel);
-        state.subscribed = true;
-      } else if (state.listeners.size === 0 && state.subscribed) {
-        state.subscribed = false;
-        await redis.unsubscribe(channel);
+      // Only a SUBSCRIBE or UNSUBSCRIBE waits for the connection (bounded: it has no offline queue);
+      // a channel that needs neither, e.g. the last listener of a subscription that failed, is
+      // dropped at once.
+      if ((state.listeners.size > 0) !== state.subscribed) {
+        const redis = connectionFor();
+        await untilRedisReady(redis, readyTimeoutMs);
+        if (state.listeners.size > 0 && !state.subscribed) {
+          await redis.subscribe(channel);
+          state.subscribed = true;
+        } else if (state.listeners.size === 0 && state.subscribed) {
+          state.subscribed = false;
+          await redis.unsubscribe(channel);
+        }
       }
       if (state.listeners.size === 0 && !state.subscribed && channels.get(channel) === state) channels.delete(channel);
     };

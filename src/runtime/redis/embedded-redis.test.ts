@@ -107,7 +107,7 @@ describe('startEmbeddedRedis', () => {
     expect(await b.get('survives')).toBe('yes');
   });
 
-  it('kills the server at once (SIGKILL); with appendFsync always, acknowledged writes survive', async () => {
+  it('kills the server at once (SIGKILL), runs with the appendFsync asked for, and keeps acknowledged writes', async () => {
     const dataDir = freshDir();
     const messages: string[] = [];
     const record = (_fields: object, message: string): void => {

@@ -51,8 +51,9 @@ export interface EmbeddedRedisOptions {
   readonly stopTimeoutMs?: number;
   /**
    * When the append-only file is synced to disk: `everysec` (Redis' default: a crash of the
-   * machine, or a SIGKILL, can lose the last second of acknowledged writes) or `always` (every
-   * write is on disk before it is acknowledged; slower). Default `everysec`.
+   * machine can lose the last second of acknowledged writes; a SIGKILL of Redis alone cannot, as
+   * each write reached the operating system before its answer) or `always` (every write is on disk
+   * before it is acknowledged; slower). Default `everysec`.
    */
   readonly appendFsync?: 'everysec' | 'always';
   /** Chooses the port when {@link EmbeddedRedisOptions.port} is unset. Default: {@link findFreePort}. For tests. */

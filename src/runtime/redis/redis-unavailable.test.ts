@@ -21,6 +21,14 @@ describe('isRedisUnavailable', () => {
     expect(isRedisUnavailable(new SwitchboardError('http.bad_request', 'no'))).toBe(false);
     expect(isRedisUnavailable('Connection is closed.')).toBe(false);
   });
+
+  it('leaves a coded failure to its own code, whatever network error it carries', () => {
+    const refused = new Error('connect ECONNREFUSED 203.0.113.7:443');
+    const provider = new SwitchboardError('delivery.failed', 'WhatsApp Cloud API could not be reached to send: fetch failed (ECONNREFUSED)', { cause: new Error('fetch failed', { cause: refused }) });
+    expect(isRedisUnavailable(provider)).toBe(false);
+    expect(isRedisUnavailable(new SwitchboardError('internal', 'turn failed', { cause: provider }))).toBe(false);
+    expect(isRedisUnavailable(new SwitchboardError('internal', 'could not store', { cause: refused }))).toBe(true);
+  });
 });
 
 describe('redisUnavailable', () => {

@@ -28,10 +28,14 @@ const UNREACHABLE_MESSAGES = [
   'ETIMEDOUT',
 ];
 
-/** Whether `thrown` (or an error in its `cause` chain) says that Redis could not be reached. */
+/**
+ * Whether `thrown` (or an error in its `cause` chain) says that Redis could not be reached. A coded
+ * error on the way decides by its own code: a channel's delivery failure whose cause is a refused
+ * connection to its provider (`ECONNREFUSED` too) is about that provider, not Redis.
+ */
 export function isRedisUnavailable(thrown: unknown): boolean {
   for (let current = thrown, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
-    if (current instanceof SwitchboardError && current.code === 'redis.unavailable') return true;
+    if (current instanceof SwitchboardError && current.code !== 'internal') return current.code === 'redis.unavailable';
     const { message } = current;
     if (UNREACHABLE_MESSAGES.some((text) => message.includes(text))) return true;
   }

@@ -255,12 +255,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     },
 
     async hasWork(sessionId, approvalsReady) {
-      // One round trip and one socket write for both reads (this runs after every turn).
-      const replies = (await redis.pipeline().get(key(sessionId, 'turn')).llen(key(sessionId, 'pending')).exec()) ?? [];
-      for (const [error] of replies) if (error !== null) throw error;
-      const turnRaw = replies[0]?.[1];
-      const pending = Number(replies[1]?.[1] ?? 0);
-      if (typeof turnRaw !== 'string') return pending > 0;
+      // Sent in the same tick, both reads share one socket write and round trip (write-coalescing.ts).
+      const [turnRaw, pending] = await Promise.all([redis.get(key(sessionId, 'turn')), redis.llen(key(sessionId, 'pending'))]);
+      if (turnRaw === null) return pending > 0;
       const turn = JSON.parse(turnRaw) as TurnRecord;
       if (turn.status !== 'waiting') return true;
       // A wait with no approvals ends at its deadline; approvals are checked by their own store.
