@@ -11,7 +11,7 @@ import { closedLoop, openLoop, roundsOfTurns, saturate, type LoopDelay, type Sat
 import { commandCounts, commandsBetween, cpuNow, cpuPerMessage, sessionBytes, type CpuPerMessage, type SessionBytes } from './redis-usage.ts';
 import type { GcDuring } from './gc-watch.ts';
 import type { Summary } from './stats.ts';
-import { createSwitchboardTarget, startSwitchboard } from './switchboard.ts';
+import { createA2aTarget, createSwitchboardTarget, startSwitchboard } from './switchboard.ts';
 
 const BENCH_WORKER = fileURLToPath(new URL('./bench-worker.ts', import.meta.url));
 const BASELINE_WORKER = fileURLToPath(new URL('./baseline-worker.ts', import.meta.url));
@@ -50,6 +50,12 @@ export interface SystemFigures {
   /** The open-loop rate offered, msg/s. */
   readonly offered: number;
   readonly latency: Summary & LoopDelay & GcDuring;
+  /**
+   * Switchboard only: the A2A `SendMessage` round trip (one JSON-RPC call as the app's peer, a new
+   * task each, answered once the turn settled) in an open loop at the same `offered` rate, on the
+   * same service, right after `latency`.
+   */
+  readonly a2a?: Summary & LoopDelay & GcDuring;
 }
 
 let runs = 0;
@@ -111,7 +117,7 @@ export async function measureBaseline(redisUrl: string, plan: Plan): Promise<Sys
   });
 }
 
-/** Switchboard with every role in this process. */
+/** Switchboard with every role in this process; then its A2A round trip at the web chat's half-load rate. */
 export async function measureSwitchboard(redisUrl: string, plan: Plan): Promise<SystemFigures> {
   return withCleanup(async (defer) => {
     const prefix = freshPrefix('sb');
@@ -122,7 +128,12 @@ export async function measureSwitchboard(redisUrl: string, plan: Plan): Promise<
       defer(() => target.close());
       return target;
     };
-    return measureSystem(open, redisUrl, plan);
+    const figures = await measureSystem(open, redisUrl, plan);
+    const peer = createA2aTarget(service.url ?? '');
+    defer(() => peer.close());
+    await sleep(300);
+    const a2a = await openLoop(peer, 'a2a', figures.offered, plan.latency, plan.latencyWarmUp);
+    return { ...figures, a2a };
   });
 }
 

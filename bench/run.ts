@@ -3,7 +3,8 @@
  * queue hops (bench/baseline.ts), measured in the same run on a Redis of its own, with a fake model
  * that answers at once (model time excluded):
  *
- * 1. saturation throughput (closed loop), 2. latency at half of it (open loop), 3. Redis commands
+ * 1. saturation throughput (closed loop), 2. latency at half of it (open loop; with the A2A
+ * `SendMessage` round trip at the same rate beside the web chat's), 3. Redis commands
  * per message, 4. bytes per idle session after ten turns, 5. throughput with 1, 2 and 4 worker
  * processes; then a summary table in markdown. See bench/RESULTS.md.
  *

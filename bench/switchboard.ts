@@ -1,11 +1,15 @@
 /**
  * Switchboard under the bench: a service started with the fake model that answers at once, and a
  * {@link Target} that posts through the web chat API (one browser, with its cookie and CSRF token,
- * per conversation) and sees answers through the web event store, as the chat page does.
+ * per conversation) and sees answers through the web event store, as the chat page does; and one
+ * that calls `SendMessage` over A2A JSON-RPC as the app's one peer, the answer being the settled task.
  */
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { createA2aChannelModule } from '../channels/a2a/index.ts';
+import { CHANNEL_MODULES } from '../channels/registry.ts';
 import { createWebEventStore } from '../channels/web/stream/event-store.ts';
 import { loadEnv } from '../src/config/env.ts';
 import { startService, type Service, type ServiceRole } from '../src/runtime/service/create-service.ts';
@@ -15,7 +19,13 @@ import { instantModel } from './instant-model.ts';
 import type { Target } from './load.ts';
 import type { LatencyTracker } from './stats.ts';
 
-const appDir = fileURLToPath(new URL('../test/fixtures/followup-app/', import.meta.url));
+const appDir = fileURLToPath(new URL('./app/', import.meta.url));
+
+/** The token of the bench app's one peer (`bench-peer`, `token: env:BENCH_PEER_TOKEN`). */
+const PEER_TOKEN = 'bench-peer-token-0123456789abcdef';
+
+/** Every channel, the `a2a` one with a per-peer rate limit the bench never reaches. */
+const channels = CHANNEL_MODULES.map((module) => (module.id === 'a2a' ? createA2aChannelModule({ rate: { max: 1_000_000_000, windowMs: 60_000 } }) : module));
 
 /** How a bench switchboard process is started (also the config of `bench-worker.ts`). */
 export interface SwitchboardConfig {
@@ -24,11 +34,11 @@ export interface SwitchboardConfig {
   readonly role: ServiceRole;
 }
 
-/** Starts switchboard in this process with the instant model, the follow-up app and no logs. */
+/** Starts switchboard in this process with the instant model, the bench app (bench/app) and no logs. */
 export async function startSwitchboard(config: SwitchboardConfig): Promise<Service> {
   const { redisUrl, prefix, role } = config;
-  const env = loadEnv({ SWITCHBOARD_APP: appDir, LOG_LEVEL: 'silent', REDIS_URL: redisUrl }, { appDir });
-  return startService({ env, role, redisUrl, logger: pino({ level: 'silent' }), prefix, port: 0, model: instantModel });
+  const env = loadEnv({ SWITCHBOARD_APP: appDir, LOG_LEVEL: 'silent', REDIS_URL: redisUrl, BENCH_PEER_TOKEN: PEER_TOKEN }, { appDir });
+  return startService({ env, role, redisUrl, logger: pino({ level: 'silent' }), prefix, port: 0, model: instantModel, channels });
 }
 
 /**
@@ -73,6 +83,38 @@ export async function createSwitchboardTarget(url: string, redisUrl: string, pre
       for (const stop of unsubscribe) await stop();
       await store.close();
       await redis.quit();
+    },
+  };
+}
+
+/**
+ * A target calling the service at `url` as the bench app's peer: each message is one JSON-RPC
+ * `SendMessage` (a new task) on `POST /a2a/jsonrpc`, answered once the turn settled, so the answer
+ * is the delivery and the latency is the round trip.
+ */
+export function createA2aTarget(url: string): Target {
+  const http = createJsonPoster(url);
+  const headers = { authorization: `Bearer ${PEER_TOKEN}`, 'a2a-version': '1.0' };
+  let tracker: LatencyTracker | undefined;
+  let id = 0;
+  return {
+    conversations: 1,
+    async send(_index, key) {
+      id += 1;
+      const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: key }] };
+      const response = await http.post('/a2a/jsonrpc', { jsonrpc: '2.0', id, method: 'SendMessage', params: { message } }, headers);
+      const at = performance.now();
+      const answer = response.status === 200 ? (JSON.parse(response.body) as { result?: { task?: { status?: { state?: string } } } }) : undefined;
+      const settled = answer?.result?.task?.status?.state;
+      if (settled !== 'TASK_STATE_COMPLETED') throw new Error(`SendMessage ${key} answered ${String(response.status)}: ${response.body.slice(0, 300)}`);
+      tracker?.delivered(key, at);
+    },
+    track(next) {
+      tracker = next;
+    },
+    close() {
+      http.close();
+      return Promise.resolve();
     },
   };
 }

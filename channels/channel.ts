@@ -12,6 +12,8 @@ import type { ChannelSender } from '../queues/outbound-types.ts';
 import type { SwitchboardEnv } from '../src/config/env-types.ts';
 import type { DeliveryClass } from '../src/protocol/parts/part.ts';
 import type { LoadedApp } from '../src/runtime/app/app-types.ts';
+import type { ToolRegistry } from '../src/protocol/tools/tool-registry.ts';
+import type { MidTurnMode } from '../src/runtime/actor/actor-config.ts';
 import type { ApprovalStore, DecisionAttempt, DecisionOutcome } from '../src/runtime/approvals/approval-types.ts';
 import type { ArtifactStore } from '../src/runtime/artifacts/artifact-store.ts';
 import type { Route } from '../src/runtime/http/router.ts';
@@ -109,6 +111,23 @@ export interface ChannelAdaptor {
   /** Sends one rendered message; see {@link ChannelSender} for the error contract. */
   readonly sender: ChannelSender;
   readonly approvals: ChannelApprovals;
+  /**
+   * How messages that arrive during a turn are handled on this channel, whatever the app says:
+   * `followup` when each message must get a turn (and an answer) of its own, as a peer's task
+   * does. Default: the app's route, then the actor's `midTurn`.
+   */
+  readonly midTurn?: MidTurnMode;
+  /**
+   * Whether the caller behind `destination` asked the running turn to stop (a peer canceled its
+   * task). Asked before each model call of the turn. Default: never.
+   */
+  stopRequested?(destination: Destination): Promise<boolean>;
+  /**
+   * The part types the receiver behind `destination` accepts, when it is a peer agent: the
+   * settlement then makes `llm-context` when it asks for it and drops parts it does not consume.
+   * `undefined` (or no method): not a peer.
+   */
+  peerOf?(destination: Destination): Promise<{ readonly envelopeConsumes: readonly string[] } | undefined>;
   /** Closes what {@link ChannelModule.create} opened. */
   close(): Promise<void>;
 }
@@ -123,6 +142,8 @@ export interface ChannelContext {
   readonly tenantId: string;
   readonly logger: Logger;
   readonly app: LoadedApp;
+  /** The app's tools (a channel that serves peers offers the `peerExposed` ones). */
+  readonly registry: ToolRegistry;
   readonly clock: () => Date;
   /** Whether the model endpoint is configured, and which variables are missing. */
   readonly modelStatus: () => { readonly configured: boolean; readonly missing: readonly string[] };
@@ -132,6 +153,11 @@ export interface ChannelContext {
    * with an error so it retries.
    */
   enqueue(injection: Injection): Promise<{ readonly duplicate: boolean }>;
+  /**
+   * Asks for a turn of the conversation `conversationKey` on `channel` (e.g. so that a waiting turn
+   * sees that its caller canceled it); `reason` names the request (a repeat is one job).
+   */
+  wake(channel: string, conversationKey: string, reason: string): Promise<void>;
   /** The one atomic decision of an approval, the same for every channel and the web card. */
   decide(attempt: DecisionAttempt): Promise<DecisionOutcome>;
   readonly approvals: Pick<ApprovalStore, 'get' | 'findByShortCode' | 'pendingFor'>;

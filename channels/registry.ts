@@ -4,6 +4,7 @@
  * A module is light: it loads its adaptor, and with it the channel's SDKs, only when it is created,
  * so a process pays in memory and start time only for the channels it runs.
  */
+import { a2aChannel } from './a2a/index.ts';
 import type { ChannelModule } from './channel.ts';
 import { emailChannel } from './email/index.ts';
 import { slackChannel } from './slack/index.ts';
@@ -12,4 +13,4 @@ import { webChannel } from './web/index.ts';
 import { whatsappChannel } from './whatsapp/index.ts';
 
 /** The registered channels, in the order their routes are mounted and their checks printed. */
-export const CHANNEL_MODULES: readonly ChannelModule[] = [webChannel, emailChannel, smsChannel, slackChannel, whatsappChannel];
+export const CHANNEL_MODULES: readonly ChannelModule[] = [webChannel, emailChannel, smsChannel, slackChannel, whatsappChannel, a2aChannel];

@@ -215,4 +215,11 @@ export interface SwitchboardEnv {
   readonly logLevel: LogLevel;
   /** Which channels are on. */
   readonly channels: EnabledChannels;
+  /**
+   * Any variable of the environment as it was when {@link loadEnv} read it (a frozen copy taken
+   * then; later changes to `process.env` are not seen): the trimmed value, or `undefined` when
+   * unset, empty or blank. For variables the app folder names, such as a peer's
+   * `token: env:PARTNER_TOKEN`; pass it as `loadApp`'s `environment`. Values may be secrets.
+   */
+  readonly lookup: (name: string) => string | undefined;
 }

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../protocol/errors.ts';
 import { DEFAULT_SLACK_API_URL, DEFAULT_TWILIO_API_URL } from './parse-channels.ts';
 import { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_LOG_LEVEL, DEFAULT_PORT, loadEnv, type LoadEnvDefaults } from './env.ts';
-import { ENV_VARIABLES, type EnvProblem, type RawEnv } from './env-variables.ts';
+import type { EnvProblem, RawEnv } from './env-variables.ts';
 
 const appDir = mkdtempSync(join(tmpdir(), 'switchboard-env-test-'));
 afterAll(() => {
@@ -33,7 +33,8 @@ function problemsOf(error: SwitchboardError): readonly EnvProblem[] {
 
 describe('loadEnv defaults', () => {
   it('gives the documented defaults for an empty environment', () => {
-    const env = loadEnv({}, defaults);
+    const { lookup, ...env } = loadEnv({}, defaults);
+    expect(typeof lookup).toBe('function');
     expect([DEFAULT_PORT, DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_LOG_LEVEL]).toEqual([3000, 'https://api.anthropic.com', 'info']);
     expect([DEFAULT_TWILIO_API_URL, DEFAULT_SLACK_API_URL]).toEqual(['https://api.twilio.com', 'https://slack.com/api/']);
     expect(env).toEqual({
@@ -67,19 +68,23 @@ describe('loadEnv defaults', () => {
     expect(env.redis).toEqual({ mode: 'embedded', dataDir: '/var/lib/sb-redis' });
   });
 
-  it('reads each contract variable exactly once and nothing else', () => {
+  it('reads each variable of the environment exactly once, into a copy that lookup answers from', () => {
     const reads: string[] = [];
-    const env = new Proxy<RawEnv>(
-      { HOME: '/root', ANTHROPIC_AUTH_TOKEN: 'x' },
-      {
-        get(target, key) {
-          if (typeof key === 'string') reads.push(key);
-          return typeof key === 'string' ? target[key] : undefined;
-        },
+    const raw: Record<string, string> = { HOME: '/root', ANTHROPIC_AUTH_TOKEN: 'x', PORT: '4000', PARTNER_TOKEN: '  p'.padEnd(20, 'q'), BLANK: '  ' };
+    const env = new Proxy<RawEnv>(raw, {
+      get(target, key) {
+        if (typeof key === 'string') reads.push(key);
+        return typeof key === 'string' ? target[key] : undefined;
       },
-    );
-    expect(loadEnv(env, defaults).port).toBe(3000);
-    expect([...reads].sort()).toEqual([...ENV_VARIABLES].sort());
+    });
+    const loaded = loadEnv(env, defaults);
+    expect(loaded.port).toBe(4000);
+    expect([...reads].sort()).toEqual(Object.keys(raw).sort());
+    raw['PARTNER_TOKEN'] = 'changed later';
+    raw['LATE'] = 'set after start';
+    expect(loaded.lookup('PARTNER_TOKEN')).toBe('p'.padEnd(18, 'q'));
+    expect([loaded.lookup('BLANK'), loaded.lookup('LATE'), loaded.lookup('toString')]).toEqual([undefined, undefined, undefined]);
+    expect(JSON.stringify(loaded)).not.toContain('/root');
   });
 });
 

@@ -43,8 +43,9 @@ export interface LoadEnvDefaults {
  * Every problem is collected before failing: the thrown error lists each one on its own line,
  * naming its variable, and never quotes a secret.
  *
- * @param env - The raw environment, usually `process.env`. Only the variables in
- *   {@link ENV_VARIABLES} are read. Empty or blank values count as unset.
+ * @param env - The raw environment, usually `process.env`. Each variable is read exactly once, into a
+ *   frozen copy: the variables in {@link ENV_VARIABLES} are validated, and every variable can be
+ *   looked up later through {@link SwitchboardEnv.lookup}. Empty or blank values count as unset.
  * @param defaults - Paths used as defaults; see {@link LoadEnvDefaults}.
  * @throws {SwitchboardError} code `config.invalid`; `details.problems` is an array of
  *   {@link EnvProblem}.
@@ -54,7 +55,8 @@ export interface LoadEnvDefaults {
  * if (env.channels.email) startEmail(env.email);
  */
 export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv {
-  const reader = new EnvReader(env);
+  const variables = snapshot(env);
+  const reader = new EnvReader(variables);
   const port = readPort(reader);
   const publicUrlValue = reader.get('PUBLIC_URL');
   const publicUrl =
@@ -89,7 +91,21 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
     sessionSecret,
     logLevel,
     channels: { web: true, email: email !== undefined, sms: sms !== undefined, slack: slack !== undefined, whatsapp: whatsapp !== undefined },
+    lookup: (name) => (Object.hasOwn(variables, name) ? variables[name] : undefined),
   };
+}
+
+/**
+ * A frozen copy of `env`, each variable read exactly once: trimmed, and without the empty or
+ * blank ones (which count as unset).
+ */
+function snapshot(env: RawEnv): RawEnv {
+  const copy: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    const value = raw?.trim();
+    if (value !== undefined && value !== '') copy[name] = value;
+  }
+  return Object.freeze(copy);
 }
 
 /** Builds the one error thrown for a bad environment. */

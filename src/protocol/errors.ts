@@ -43,6 +43,8 @@ export const ERROR_CODES = [
   'http.unsupported_media_type',
   'http.too_many_streams',
   'http.request_timeout',
+  'http.too_many_requests',
+  'peer.failed',
   'channel.invalid',
   'channel.unavailable',
   'lease.lost',

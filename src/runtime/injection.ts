@@ -48,6 +48,11 @@ export interface Injection {
   readonly data?: Readonly<Record<string, unknown>>;
   /** Where the answer goes. */
   readonly replyTo: Destination;
+  /**
+   * The actor that must answer when this injection starts a turn, whatever the channel's route
+   * says (a peer configured with its own `actor`). Default: the channel's route.
+   */
+  readonly actor?: string;
   /** ISO 8601 time the channel received it. */
   readonly receivedAt: string;
 }

@@ -12,6 +12,7 @@ import { startService, type Service, type ServiceRole } from '../../src/runtime/
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic } from '../fakes/fake-anthropic-types.ts';
 import { uniquePrefix } from './redis.ts';
+import { findFreePort as freePort } from '../../src/runtime/redis/free-port.ts';
 import { createWebClient, type JsonAnswer, type WebClient } from '../web/web-client.ts';
 
 /** Options of {@link SwitchboardHarness.decide}. */
@@ -63,6 +64,12 @@ export interface HarnessOptions {
   readonly approvalTtlMs?: number;
   /** Extra environment variables. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Listen on a free port chosen first and make it `PORT` and `PUBLIC_URL`, so that what the
+   * service advertises (the Agent Card's interfaces) points at itself. Default: port 0, and
+   * `PUBLIC_URL` left to the environment.
+   */
+  readonly selfAddressed?: boolean;
   /** Turns run at once by the service. Default the service's (64). */
   readonly turnConcurrency?: number;
   /**
@@ -92,8 +99,10 @@ export function useSwitchboard(options: HarnessOptions): () => SwitchboardHarnes
   beforeAll(async () => {
     fake = await startFakeAnthropic();
     const prefix = options.prefix ?? uniquePrefix('sb');
+    const port = options.selfAddressed === true ? await freePort() : 0;
+    const addressed = port === 0 ? {} : { PORT: String(port), PUBLIC_URL: `http://localhost:${String(port)}` };
     const env = loadEnv(
-      { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, SWITCHBOARD_APP: options.appDir, LOG_LEVEL: 'silent', ...options.env },
+      { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, SWITCHBOARD_APP: options.appDir, LOG_LEVEL: 'silent', ...addressed, ...options.env },
       { appDir: options.appDir },
     );
     service = await startService({
@@ -102,7 +111,7 @@ export function useSwitchboard(options: HarnessOptions): () => SwitchboardHarnes
       redisUrl: options.redisUrl(),
       logger: pino({ level: 'silent' }),
       prefix,
-      port: 0,
+      port,
       sessionLockTtlMs: 5000,
       jobLockDurationMs: 5000,
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),

@@ -6,6 +6,8 @@
  */
 import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
+import { sessionIdOf } from '../../../src/runtime/session/session-id.ts';
+import { createToolRegistry } from '../../../src/protocol/tools/tool-registry.ts';
 import type { ChannelAdaptor, ChannelContext } from '../../channel.ts';
 import { createInboundQueue } from '../../../queues/inbound-queue.ts';
 import { createTurnQueue } from '../../../queues/turn-queue.ts';
@@ -16,7 +18,7 @@ import type { ChannelSender, OutboundDelivery } from '../../../queues/outbound-t
 import { waitFor } from '../../../test/support/wait-for.ts';
 import { loadEnv } from '../../../src/config/env.ts';
 import type { RawEnv } from '../../../src/config/env-variables.ts';
-import { CHANNEL_NAMES, type LoadedApp, type Person } from '../../../src/runtime/app/app-types.ts';
+import { ROUTABLE_CHANNELS, type LoadedApp, type Person } from '../../../src/runtime/app/app-types.ts';
 import { createApprovalStore } from '../../../src/runtime/approvals/redis-approval-store.ts';
 import { signArtifactUrl } from '../../../src/runtime/artifacts/artifact-urls.ts';
 import { createRedisArtifactStore } from '../../../src/runtime/artifacts/redis-artifact-store.ts';
@@ -41,8 +43,8 @@ export interface ContractContextOptions {
 
 /** An app with no actors or tools, and the given people: enough for a channel to match senders. */
 export function peopleOnlyApp(people: readonly Person[]): LoadedApp {
-  const channels = Object.fromEntries(CHANNEL_NAMES.map((name) => [name, { actor: 'main' }])) as LoadedApp['channels'];
-  return { name: 'contract', entryActor: 'main', actors: [], channels, people, approvals: [], schedules: [], tools: [], config: { app: 'contract', entryActor: 'main' } };
+  const channels = Object.fromEntries(ROUTABLE_CHANNELS.map((name) => [name, { actor: 'main' }])) as LoadedApp['channels'];
+  return { name: 'contract', entryActor: 'main', actors: [], channels, people, approvals: [], schedules: [], peers: [], tools: [], config: { app: 'contract', entryActor: 'main' } };
 }
 
 /** Creates the context; call `close()` after the test. */
@@ -66,9 +68,11 @@ export function createContractContext(options: ContractContextOptions): Contract
     tenantId: 'default',
     logger: pino({ level: 'silent' }),
     app: options.app,
+    registry: createToolRegistry(),
     clock: () => new Date(),
     modelStatus: () => ({ configured: true, missing: [] }),
     enqueue: (injection) => intake.enqueue(injection),
+    wake: (channel, conversationKey, reason) => turns.schedule(sessionIdOf('default', channel, conversationKey), reason),
     decide: (attempt) => approvals.decide(attempt),
     approvals,
     artifacts: createRedisArtifactStore({ redis, prefix: options.prefix }),

@@ -4,6 +4,7 @@
  */
 
 import type { AgentCard } from '@a2a-js/sdk';
+import type { CardWithExtensions } from '../agent-card/beach-extension.ts';
 import { SwitchboardError, toSwitchboardError } from '../errors.ts';
 import type { JsonObject, MergeStrategy, Part } from '../parts/part.ts';
 import type { PartTypeRegistry } from '../parts/part-type-registry.ts';
@@ -40,8 +41,11 @@ export interface BuildEnvelopeOptions {
   readonly slotKey?: string;
   /** How data of one kind combines, stamped on the `domain-data` part. Default `replace`. */
   readonly mergeStrategy?: MergeStrategy;
-  /** Agent Cards of the turn's originators (peers); decide whether `llm-context` is made. Default none. */
-  readonly originators?: readonly AgentCard[];
+  /**
+   * Agent Cards of the turn's originators (peers), or just their `capabilities.extensions` (see
+   * `CardWithExtensions`); decide whether `llm-context` is made. Default none.
+   */
+  readonly originators?: readonly (AgentCard | CardWithExtensions)[];
   /** Surface templates by data kind (use `createSurfaceTemplateRegistry()` for the approval surface). */
   readonly surfaces: SurfaceTemplateRegistry;
   /** Makes `llm-context` when an originator asks for it. Default none (then no `llm-context` is made). */

@@ -49,6 +49,8 @@ export const ENVELOPE_PART_TYPES: readonly Canonical[] = [
   {
     partType: 'a2ui-surface',
     deliveryRules: { streaming: 'flush', buffered: 'final-state' },
+    // Only restricts peers (agents): a peer gets surfaces only when its card lists a2ui-surface.
+    requiresPeerConsumes: true,
     description: 'A2UI createSurface / updateDataModel / updateComponents messages.',
   },
   {

@@ -35,6 +35,11 @@ describe('part-type registry', () => {
     expect(createPartTypeRegistry().require(partType).deliveryRules).toEqual({ streaming, buffered });
   });
 
+  it('makes llm-context and a2ui-surface, and only them, wait for a peer that consumes them', () => {
+    const restricted = createPartTypeRegistry().all().filter((definition) => definition.requiresPeerConsumes === true);
+    expect(restricted.map((definition) => definition.partType)).toEqual(['llm-context', 'a2ui-surface']);
+  });
+
   it('never sends ack, thinking, progress or setState on a buffered transport', () => {
     const registry = createPartTypeRegistry();
     for (const id of ['ack', 'thinking', 'progress', 'setState']) {

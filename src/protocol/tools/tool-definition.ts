@@ -51,6 +51,27 @@ export interface ToolHandlerContext {
    * model output.
    */
   readonly attributes?: Readonly<Record<string, unknown>>;
+  /**
+   * Set while the actor loop runs the call: lets a tool that hands the work to a peer agent say so
+   * (see {@link ToolDelegation}). Absent elsewhere (approval policies, calls resumed after approval),
+   * so a tool must treat it as optional. Not enumerable: it never reaches a CEL policy or a log.
+   */
+  readonly delegation?: ToolDelegation;
+}
+
+/**
+ * What a tool that delegates to a peer agent may tell the turn while it runs. Each method delivers
+ * at once and never throws for the tool's sake beyond the delivery's own failure.
+ */
+export interface ToolDelegation {
+  /**
+   * The turn now waits on a peer (turn state `delegated`, logged and delivered), and the turn's
+   * deadline moves out by `budgetMs` (ms), so the peer's budget is not taken from the actor's own:
+   * the new deadline is `max(deadline, now) + budgetMs`.
+   */
+  begin(budgetMs: number): Promise<void>;
+  /** Shows `text` as a `progress` part (streaming channels show it at once; buffered ones drop it). */
+  progress(text: string): Promise<void>;
 }
 
 /** Arguments a tool receives: the JSON object the model produced, after schema validation. */

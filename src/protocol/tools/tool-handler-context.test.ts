@@ -64,3 +64,14 @@ describe('createToolHandlerContext', () => {
     await expect(Promise.resolve(tool.handler({}, ctx))).resolves.toBe('triage/t-9/granted');
   });
 });
+
+describe('createToolHandlerContext with a delegation hook', () => {
+  it('carries the hook without enumerating it, so policies, observers and logs never see it', () => {
+    const delegation = { begin: () => Promise.resolve(), progress: () => Promise.resolve() };
+    const ctx = createToolHandlerContext({ actorName: 'a', sessionId: 's', turnId: 't', delegation });
+    expect(ctx.delegation).toBe(delegation);
+    expect(Object.keys(ctx)).toEqual(['actorName', 'sessionId', 'turnId']);
+    expect(JSON.stringify(ctx)).toBe('{"actorName":"a","sessionId":"s","turnId":"t"}');
+    expect(Object.isFrozen(ctx)).toBe(true);
+  });
+});

@@ -1,4 +1,4 @@
-import type { ApprovalDecision, ToolHandlerContext } from './tool-definition.ts';
+import type { ApprovalDecision, ToolDelegation, ToolHandlerContext } from './tool-definition.ts';
 
 /** What {@link createToolHandlerContext} accepts; `undefined` optional fields are dropped. */
 export interface ToolHandlerContextInput {
@@ -10,6 +10,8 @@ export interface ToolHandlerContextInput {
   readonly tenantId?: string | undefined;
   readonly approvalDecision?: ApprovalDecision | undefined;
   readonly attributes?: Readonly<Record<string, unknown>> | undefined;
+  /** The delegation hook of a call the actor loop runs (kept out of enumeration, see the type). */
+  readonly delegation?: ToolDelegation | undefined;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ToolHandlerContextInput {
  * const ctx = createToolHandlerContext({ actorName: 'triage', sessionId: 's1', turnId: 't1', userId: 'u1' });
  */
 export function createToolHandlerContext(input: ToolHandlerContextInput): ToolHandlerContext {
-  return Object.freeze({
+  const context: ToolHandlerContext = {
     actorName: input.actorName,
     sessionId: input.sessionId,
     turnId: input.turnId,
@@ -32,5 +34,8 @@ export function createToolHandlerContext(input: ToolHandlerContextInput): ToolHa
       ? {}
       : { approvalDecision: Object.freeze({ ...input.approvalDecision }) }),
     ...(input.attributes === undefined ? {} : { attributes: input.attributes }),
-  });
+  };
+  // Not enumerable: a CEL policy, a route observer or a log that copies the context never sees functions.
+  if (input.delegation !== undefined) Object.defineProperty(context, 'delegation', { value: input.delegation, enumerable: false });
+  return Object.freeze(context);
 }

@@ -8,8 +8,9 @@ import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 /**
  * Processes a model call's response (see `processResponse`) and folds it into the turn: the step
- * advances, the assistant message and the tool results are appended, and a response with protocol
- * violations that did not settle counts one more corrective retry. Returns what the response did.
+ * advances, the assistant message and the tool results are appended, a response with protocol
+ * violations that did not settle counts one more corrective retry, and a deadline that a
+ * delegating tool moved out is kept. Returns what the response did.
  */
 export async function applyResponse(deps: TurnRunnerDeps, turn: LiveTurn, actor: ResolvedActor, now: () => number, call: ModelStep): Promise<ResponseOutcome> {
   const { step, response, early, validated } = call;
@@ -28,6 +29,8 @@ export async function applyResponse(deps: TurnRunnerDeps, turn: LiveTurn, actor:
     ],
     emitted: [...record.emitted, ...emitted],
     dataEvents: [...record.dataEvents, ...dataEvents],
+    // A tool that delegated to a peer moved the deadline out (never in).
+    ...(outcome.deadlineAt === undefined ? {} : { deadlineAt: outcome.deadlineAt }),
   };
   return outcome;
 }

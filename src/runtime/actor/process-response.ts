@@ -4,10 +4,11 @@ import { RESPOND_TOOL_NAME } from '../../protocol/respond/respond-schema.ts';
 import { respondErrorToolResult, validateRespondCall, type RespondValidation, type RespondValidationContext } from '../../protocol/respond/validate-respond-call.ts';
 import { createToolHandlerContext } from '../../protocol/tools/tool-handler-context.ts';
 import type { Injection } from '../injection.ts';
-import type { ModelInputBlock, ModelResponse } from '../model/model-types.ts';
+import type { ModelInputBlock, ModelOutputBlock, ModelResponse } from '../model/model-types.ts';
 import type { EmittedPart, TurnDataEvent, TurnRecord } from '../session/turn-record.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
 import { runToolCall } from './tool-call.ts';
+import { createToolDelegation, type DelegationState } from './tool-delegation.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 const FREE_TEXT_NOTE =
@@ -34,7 +35,26 @@ export interface ResponseOutcome {
   /** A terminal tool's output, which becomes the answer. */
   readonly terminal: { readonly output: string; readonly tool: string } | undefined;
   /** Calls that wait for a person's approval. */
-  readonly awaitingApproval: { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>> }[];
+  readonly awaitingApproval: ApprovalWait[];
+  /** The turn's new deadline (ISO 8601), when a tool that delegated to a peer moved it out. */
+  readonly deadlineAt: string | undefined;
+}
+
+/** A tool call that waits for a person's approval. */
+export interface ApprovalWait {
+  toolUseId: string;
+  toolName: string;
+  args: Readonly<Record<string, unknown>>;
+}
+
+/** What the tool calls of a response produced so far (each call appends). */
+interface ToolCallsSoFar {
+  readonly results: ModelInputBlock[];
+  readonly dataEvents: TurnDataEvent[];
+  readonly awaitingApproval: ApprovalWait[];
+  terminal: { output: string; tool: string } | undefined;
+  /** Shared by the calls' delegation hooks: the deadline and the emitted parts. */
+  readonly delegation: DelegationState;
 }
 
 /** What a respond() call is checked against: both registries and the actors `passTo` may name. */
@@ -62,18 +82,17 @@ export interface ResponseContext {
  * throws for bad model output: each problem becomes a tool result the model reads.
  */
 export async function processResponse(context: ResponseContext, response: ModelResponse): Promise<ResponseOutcome> {
-  const { deps, record, actor, step, inbox, early, validated, now } = context;
+  const { deps, record, step, early, validated } = context;
   const { sessionId, turnId } = record;
-  const results: ModelInputBlock[] = [];
   const emitted: EmittedPart[] = [];
-  const dataEvents: TurnDataEvent[] = [];
+  const initialDeadlineMs = Date.parse(record.deadlineAt);
+  const calls: ToolCallsSoFar = { results: [], dataEvents: [], awaitingApproval: [], terminal: undefined, delegation: { deadlineMs: initialDeadlineMs, emitted } };
+  const { results } = calls;
   let violations = 0;
   let freeText = false;
   let sawToolUse = false;
   let settle: RespondCall | undefined;
   let waitState: string | undefined;
-  let terminal: { output: string; tool: string } | undefined;
-  const awaitingApproval: { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>> }[] = [];
 
   for (const [index, block] of response.content.entries()) {
     if (block.type === 'text') {
@@ -123,29 +142,44 @@ export async function processResponse(context: ResponseContext, response: ModelR
       else if (checked.call.turnState !== 'awaiting') waitState = checked.call.turnState;
       continue;
     }
-    if (terminal !== undefined && actor.tools.get(block.name)?.terminal === true) {
-      results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: `Only one terminal tool may run per turn; "${block.name}" was not run.` });
-      continue;
-    }
-    const context = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, tenantId: inbox[0]?.tenantId, userId: inbox[0]?.sender.id, personId: inbox[0]?.sender.personId });
-    const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, context);
-    const plan = outcome.approvalRequired === undefined ? undefined : deps.approvals?.plan(block.name);
-    if (outcome.approvalRequired !== undefined && plan !== undefined && (plan.approvers.length > 0 || plan.allowRequester)) {
-      awaitingApproval.push({ toolUseId: block.id, toolName: block.name, args: outcome.approvalRequired.args });
-      continue;
-    }
-    results.push(
-      outcome.approvalRequired === undefined
-        ? outcome.result
-        : { ...outcome.result, content: `ToolDenied: "${block.name}" needs a person's approval and nobody is configured to approve it. The action was not taken.` },
-    );
-    if (outcome.dataEvent !== undefined) dataEvents.push(outcome.dataEvent);
-    if (outcome.terminalOutput !== undefined) terminal = { output: outcome.terminalOutput, tool: block.name };
+    await runToolBlock(context, calls, block, index);
   }
 
   if (freeText || !sawToolUse) {
     violations += 1;
     results.push({ type: 'text', text: sawToolUse ? FREE_TEXT_NOTE : NO_TOOL_NOTE });
   }
-  return { results, emitted, dataEvents, violations, freeText, sawToolUse, settle, waitState, terminal, awaitingApproval };
+  const { dataEvents, terminal, awaitingApproval, delegation } = calls;
+  const deadlineAt = delegation.deadlineMs === initialDeadlineMs ? undefined : new Date(delegation.deadlineMs).toISOString();
+  return { results, emitted, dataEvents, violations, freeText, sawToolUse, settle, waitState, terminal, awaitingApproval, deadlineAt };
+}
+
+/**
+ * Runs one tool call (not respond) of the response at block `index`, with a delegation hook in its
+ * context (progress part ids `<turnId>.<step>.<index>.peer.<n>`), and adds what it did to `calls`:
+ * its result, its domain data, a terminal answer, or a wait for approval.
+ */
+async function runToolBlock(context: ResponseContext, calls: ToolCallsSoFar, block: Extract<ModelOutputBlock, { type: 'tool_use' }>, index: number): Promise<void> {
+  const { deps, record, actor, step, inbox, now } = context;
+  const { sessionId, turnId } = record;
+  if (calls.terminal !== undefined && actor.tools.get(block.name)?.terminal === true) {
+    calls.results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: `Only one terminal tool may run per turn; "${block.name}" was not run.` });
+    return;
+  }
+  const delegation = createToolDelegation({ deps, record, partIdPrefix: `${turnId}.${String(step)}.${String(index)}`, now }, calls.delegation);
+  const first = inbox[0];
+  const handlerContext = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, tenantId: first?.tenantId, userId: first?.sender.id, personId: first?.sender.personId, delegation });
+  const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, handlerContext);
+  const plan = outcome.approvalRequired === undefined ? undefined : deps.approvals?.plan(block.name);
+  if (outcome.approvalRequired !== undefined && plan !== undefined && (plan.approvers.length > 0 || plan.allowRequester)) {
+    calls.awaitingApproval.push({ toolUseId: block.id, toolName: block.name, args: outcome.approvalRequired.args });
+    return;
+  }
+  calls.results.push(
+    outcome.approvalRequired === undefined
+      ? outcome.result
+      : { ...outcome.result, content: `ToolDenied: "${block.name}" needs a person's approval and nobody is configured to approve it. The action was not taken.` },
+  );
+  if (outcome.dataEvent !== undefined) calls.dataEvents.push(outcome.dataEvent);
+  if (outcome.terminalOutput !== undefined) calls.terminal = { output: outcome.terminalOutput, tool: block.name };
 }

@@ -3,6 +3,7 @@ import { approvalsReady, resolveApprovals, type ApprovalGate } from './approval-
 import type { TurnExit } from './live-turn.ts';
 import type { TurnScope } from './turn-end.ts';
 import { currentActor } from './turn-limits.ts';
+import { stopped } from './turn-stop.ts';
 
 /**
  * Brings a turn found in the store back to running. A settled turn is settled again (its
@@ -16,6 +17,7 @@ export async function resumeTurn(scope: TurnScope): Promise<TurnExit | undefined
     await end.finish(record.settledAs ?? 'complete');
     return 'settled';
   }
+  if (record.status === 'waiting' && (await stopped(scope))) return 'settled';
   if (record.status === 'waiting' && record.pendingApprovals !== undefined && deps.approvals !== undefined) {
     return resumeAfterApprovals(scope, deps.approvals);
   }

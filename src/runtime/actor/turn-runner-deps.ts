@@ -5,6 +5,7 @@ import type { ModelClient, ModelTool } from '../model/model-types.ts';
 import type { ToolRouter } from '../router/tool-router.ts';
 import type { EventLog } from '../session/event-log.ts';
 import type { SessionStore } from '../session/session-store.ts';
+import type { TurnRecord } from '../session/turn-record.ts';
 import type { MidTurnMode } from './actor-config.ts';
 import type { ApprovalGate } from './approval-gate.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
@@ -39,6 +40,12 @@ export interface TurnRunnerDeps {
   readonly workerId?: string;
   /** Runs the session again at `at` (a delayed turn job), so a wait that nobody ends still times out. */
   readonly scheduleWake?: (sessionId: string, key: string, at: Date) => Promise<void>;
+  /**
+   * Whether whoever the turn answers asked it to stop (a peer canceled its task). Asked before
+   * every model call and before a waiting turn goes on; a turn asked to stop fails with reason
+   * `canceled` and says so. Default: never.
+   */
+  readonly stopRequested?: (record: TurnRecord) => Promise<boolean>;
   /** Wait limit of a `delegated` turn, in ms. Default 10 minutes. */
   readonly delegationTimeoutMs?: number;
 }

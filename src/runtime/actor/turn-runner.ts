@@ -9,6 +9,7 @@ import { lockLost, type LiveTurn, type TurnExit } from './live-turn.ts';
 import { rememberSize } from './model-request.ts';
 import { callModel } from './model-step.ts';
 import { resumeTurn } from './resume-turn.ts';
+import { stopped } from './turn-stop.ts';
 import { turnEnd, type TurnScope } from './turn-end.ts';
 import { gatherInjections } from './turn-injections.ts';
 import { actorForNextStep } from './turn-limits.ts';
@@ -35,7 +36,7 @@ async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: 
     if (signal.aborted) throw lockLost(sessionId);
     const progress = await deps.store.beginTurn(sessionId, (first) => newTurnRecord(deps, sessionId, first, now()));
     if (progress === undefined) return;
-    if (progress.record.status === 'waiting' && progress.record.pendingApprovals === undefined) {
+    if (progress.record.status === 'waiting' && progress.record.pendingApprovals === undefined && !(await deps.stopRequested?.(progress.record))) {
       const until = progress.record.wait === undefined ? 0 : Date.parse(progress.record.wait.until);
       if (now() < until) return;
     }
@@ -46,7 +47,7 @@ async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: 
 }
 
 function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection, at: number): TurnRecord {
-  const entry = scheduledActorOf(first) ?? deps.channelRoute?.(first.channel)?.actor ?? deps.entryActor;
+  const entry = first.actor ?? scheduledActorOf(first) ?? deps.channelRoute?.(first.channel)?.actor ?? deps.entryActor;
   const actor = deps.actors.get(entry);
   const deadlineMs = actor?.config.limits.turnDeadlineMs ?? 120_000;
   return {
@@ -81,6 +82,7 @@ async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSigna
   if (resumed !== undefined) return resumed;
   for (;;) {
     if (signal.aborted) throw lockLost(turn.record.sessionId);
+    if (await stopped(scope)) return 'settled';
     const actor = await actorForNextStep(scope);
     if (actor === undefined) return 'settled';
     await gatherInjections(deps, turn, actor);

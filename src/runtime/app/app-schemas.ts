@@ -3,13 +3,22 @@
  * between files (actor names, tools, people) are checked afterwards by the loader.
  */
 import { DEFAULT_ACTOR_LIMITS } from '../actor/actor-config.ts';
-import { CHANNEL_NAMES } from './app-types.ts';
+import { CHANNEL_NAMES, ROUTABLE_CHANNELS } from './app-types.ts';
 
 /** Actor names: what `actors/<name>.yaml` and `passTo` use. */
 const ACTOR_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
 
 /** Person ids, role names and schedule ids: lower-case letters, digits, `.`, `_` and `-`. */
 export const PERSON_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$';
+
+/**
+ * Peer ids: lower-case letters, digits, `_` and `-`, at most 60 characters, so that the peer's
+ * tool `ask_<id>` (with `-` as `_`) fits the 64-character limit of tool names.
+ */
+export const PEER_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,59}$';
+
+/** A peer's `token`: `env:` and the name of an environment variable. */
+export const PEER_TOKEN_PATTERN = '^env:[A-Za-z_][A-Za-z0-9_]*$';
 
 /** An E.164 phone number: `+`, then up to 15 digits, the first not 0. */
 export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
@@ -141,6 +150,37 @@ const schedule = {
   },
 };
 
+/** The `a2a` route: an actor only (its turns always run in `followup` mode, one turn per task). */
+const a2aRoute = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['actor'],
+  properties: { actor: actorName },
+};
+
+const peer = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'token'],
+  properties: {
+    id: {
+      type: 'string',
+      pattern: PEER_ID_PATTERN,
+      description: 'a peer id of lower-case letters, digits, "_" or "-", at most 60 characters',
+    },
+    name: nonEmptyText,
+    token: {
+      type: 'string',
+      pattern: PEER_TOKEN_PATTERN,
+      description: 'env:<VARIABLE>, naming the environment variable that holds the bearer token',
+    },
+    url: { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: "the peer's absolute http(s) base URL" },
+    consumes: strings({ type: 'string', minLength: 1, description: 'an envelope part type such as llm-context' }),
+    actor: actorName,
+    timeoutSeconds: { type: 'number', exclusiveMinimum: 0, description: 'a positive number of seconds' },
+  },
+};
+
 /** The schema of `switchboard.yaml`. */
 export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
   type: 'object',
@@ -152,10 +192,11 @@ export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
     channels: {
       type: 'object',
       additionalProperties: false,
-      properties: Object.fromEntries(CHANNEL_NAMES.map((channel) => [channel, channelRoute])),
+      properties: Object.fromEntries(ROUTABLE_CHANNELS.map((channel) => [channel, channel === 'a2a' ? a2aRoute : channelRoute])),
     },
     people: { type: 'array', items: person },
     approvals: { type: 'array', items: approval },
     schedules: { type: 'array', items: schedule },
+    peers: { type: 'array', items: peer },
   },
 };

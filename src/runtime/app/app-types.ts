@@ -10,6 +10,21 @@ export const CHANNEL_NAMES = ['web', 'email', 'sms', 'slack', 'whatsapp'] as con
 /** One of {@link CHANNEL_NAMES}. */
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
+/**
+ * The channels `switchboard.yaml` `channels:` may route to an actor: {@link CHANNEL_NAMES} and
+ * `a2a` (peers calling this agent). `a2a` has no person addresses, so it is not a {@link ChannelName}.
+ */
+export const ROUTABLE_CHANNELS = [...CHANNEL_NAMES, 'a2a'] as const;
+
+/** One of {@link ROUTABLE_CHANNELS}. */
+export type RoutableChannel = (typeof ROUTABLE_CHANNELS)[number];
+
+/** Default of {@link PeerConfig.timeoutSeconds}: a call to a peer gives up after five minutes. */
+export const DEFAULT_PEER_TIMEOUT_SECONDS = 300;
+
+/** Fewest characters of a peer's bearer token (the value of its `token: env:NAME` variable). */
+export const MIN_PEER_TOKEN_CHARS = 16;
+
 /** Default of {@link ApprovalConfig.expiresInMinutes}: a pending approval lapses after one day. */
 export const DEFAULT_APPROVAL_EXPIRY_MINUTES = 1440;
 
@@ -115,6 +130,43 @@ export interface ScheduleConfig {
   readonly enabled: boolean;
 }
 
+/**
+ * Another agent that may call ours (presenting {@link token} as a bearer token) and that ours may
+ * call (at {@link url}, presenting the same token).
+ */
+export interface PeerConfig {
+  /**
+   * Stable id (`^[a-z0-9][a-z0-9_-]{0,59}$`), unique among the peers. It identifies the peer in
+   * tasks, conversation keys and logs, and names its tool {@link toolName}.
+   */
+  readonly id: string;
+  /** Display name. */
+  readonly name: string;
+  /** `ask_<id>` with every `-` replaced by `_`: the tool an actor lists to call this peer (only when {@link url} is set). */
+  readonly toolName: string;
+  /**
+   * The bearer token, read from the variable {@link tokenVariable} when the service started: at
+   * least {@link MIN_PEER_TOKEN_CHARS} characters. A secret: never log it.
+   */
+  readonly token: string;
+  /** The environment variable `token: env:NAME` names. */
+  readonly tokenVariable: string;
+  /**
+   * The peer's base URL: absolute http(s), no query, fragment or credentials, no trailing `/`. Its
+   * Agent Card is at `<url>/.well-known/agent-card.json`. Absent: the peer may call us, we cannot call it.
+   */
+  readonly url?: string;
+  /**
+   * The envelope part types the peer consumes, overriding its Agent Card's Beach extension.
+   * Absent: read from the card.
+   */
+  readonly consumes?: readonly string[];
+  /** The actor that answers this peer's messages. Default: the `a2a` channel's actor. */
+  readonly actor: string;
+  /** How long a call to this peer may take, in seconds. Default {@link DEFAULT_PEER_TIMEOUT_SECONDS}. */
+  readonly timeoutSeconds: number;
+}
+
 /** An actor file as written (`actors/<name>.yaml`), after schema validation. */
 export interface ActorFile {
   readonly name: string;
@@ -131,7 +183,7 @@ export interface SwitchboardConfig {
   readonly app: string;
   /** The actor that answers when nothing more specific applies. */
   readonly entryActor: string;
-  readonly channels?: Readonly<Partial<Record<ChannelName, ChannelRoute>>>;
+  readonly channels?: Readonly<Partial<Record<RoutableChannel, ChannelRoute>>>;
   readonly people?: readonly {
     readonly id: string;
     readonly name: string;
@@ -154,6 +206,16 @@ export interface SwitchboardConfig {
     readonly timezone?: string;
     readonly enabled?: boolean;
   }[];
+  readonly peers?: readonly {
+    readonly id: string;
+    readonly name: string;
+    /** `env:NAME`: the environment variable holding the bearer token. */
+    readonly token: string;
+    readonly url?: string;
+    readonly consumes?: readonly string[];
+    readonly actor?: string;
+    readonly timeoutSeconds?: number;
+  }[];
 }
 
 /** Everything an app folder declares, validated and with defaults filled. */
@@ -164,8 +226,11 @@ export interface LoadedApp {
   readonly entryActor: string;
   /** Every actor, sorted by name. */
   readonly actors: readonly ActorConfig[];
-  /** A route for every channel; channels `switchboard.yaml` leaves out go to {@link entryActor}. */
-  readonly channels: Readonly<Record<ChannelName, ChannelRoute>>;
+  /**
+   * A route for every channel of {@link ROUTABLE_CHANNELS}; channels `switchboard.yaml` leaves out
+   * go to {@link entryActor}. The `a2a` route always has `midTurn: 'followup'` (one turn per task).
+   */
+  readonly channels: Readonly<Record<RoutableChannel, ChannelRoute>>;
   readonly people: readonly Person[];
   readonly approvals: readonly ApprovalConfig[];
   /**
@@ -173,6 +238,8 @@ export interface LoadedApp {
    * when there are none); optional only so that apps built by hand in tests may leave it out.
    */
   readonly schedules?: readonly ScheduleConfig[];
+  /** The known peers, in file order, tokens resolved from the environment. `[]` when none. */
+  readonly peers: readonly PeerConfig[];
   /** The names of the tools registered from `tools/`, sorted by file name. */
   readonly tools: readonly string[];
   /** `switchboard.yaml` as parsed. */

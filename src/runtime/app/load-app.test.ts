@@ -49,6 +49,7 @@ describe('a valid app', () => {
       sms: { actor: 'helper' },
       slack: { actor: 'helper' },
       whatsapp: { actor: 'helper' },
+      a2a: { actor: 'helper', midTurn: 'followup' },
     });
   });
 

@@ -6,11 +6,12 @@ import { resolve } from 'node:path';
 import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
 import type { ActorConfig } from '../actor/actor-config.ts';
 import { appInvalidError, messageOf, AppProblems } from './app-problems.ts';
-import { CHANNEL_NAMES, type ChannelName, type ChannelRoute, type LoadedApp, type Person, type SwitchboardConfig } from './app-types.ts';
+import { ROUTABLE_CHANNELS, type ChannelRoute, type LoadedApp, type PeerConfig, type Person, type RoutableChannel, type SwitchboardConfig } from './app-types.ts';
 import { loadActors, type LoadedActor } from './load-actors.ts';
 import { loadTools } from './load-tools.ts';
 import { readSwitchboardFile, SWITCHBOARD_FILE } from './read-switchboard-file.ts';
 import { resolveApprovals } from './resolve-approvals.ts';
+import { resolvePeers, type EnvironmentLookup, type ResolvePeersContext } from './resolve-peers.ts';
 import { resolvePeople } from './resolve-people.ts';
 import { resolveSchedules } from './resolve-schedules.ts';
 
@@ -32,6 +33,12 @@ export interface LoadAppOptions {
    * throw is recorded as a problem of {@link BUILTIN_TOOLS_FILE}. Default: none.
    */
   readonly registerBuiltins?: (registry: ToolRegistry, app: BuiltinToolsContext) => void;
+  /**
+   * Looks up the environment variables the app names (peers' `token: env:NAME`), as read once at
+   * start-up: pass the service environment's `lookup`. Default: no variable is set, so an app with
+   * peers fails to load.
+   */
+  readonly environment?: EnvironmentLookup;
 }
 
 /** What {@link LoadAppOptions.registerBuiltins} knows of the app. */
@@ -40,16 +47,26 @@ export interface BuiltinToolsContext {
   readonly people: readonly Person[];
   /** The tool names that `approvals` lists. */
   readonly approvalTools: ReadonlySet<string>;
+  /**
+   * The app's peers, resolved (a peer with a `url` may be called through the tool
+   * {@link PeerConfig.toolName}, which a builtin can register); `[]` when `switchboard.yaml` is invalid.
+   */
+  readonly peers: readonly PeerConfig[];
 }
 
 /** The `file` of a problem raised by {@link LoadAppOptions.registerBuiltins}. */
 export const BUILTIN_TOOLS_FILE = '(built-in tools)';
 
-function registerBuiltins(options: LoadAppOptions, config: SwitchboardConfig | undefined, people: readonly Person[], problems: AppProblems): void {
+function registerBuiltins(
+  options: LoadAppOptions,
+  config: SwitchboardConfig | undefined,
+  app: Omit<BuiltinToolsContext, 'approvalTools'>,
+  problems: AppProblems,
+): void {
   if (options.registerBuiltins === undefined) return;
   const approvalTools = new Set((config?.approvals ?? []).map((entry) => entry.tool));
   try {
-    options.registerBuiltins(options.registry, { people, approvalTools });
+    options.registerBuiltins(options.registry, { ...app, approvalTools });
   } catch (error) {
     problems.add(BUILTIN_TOOLS_FILE, undefined, messageOf(error));
   }
@@ -69,20 +86,30 @@ function resolveChannels(
   config: SwitchboardConfig,
   actorNames: ReadonlySet<string>,
   problems: AppProblems,
-): Record<ChannelName, ChannelRoute> {
+): Record<RoutableChannel, ChannelRoute> {
   const known = [...actorNames].join(', ') || '(none)';
   if (!actorNames.has(config.entryActor)) {
     problems.add(SWITCHBOARD_FILE, 'entryActor', `"${config.entryActor}" is not an actor of this app. Actors: ${known}`);
   }
-  const routes = {} as Record<ChannelName, ChannelRoute>;
-  for (const channel of CHANNEL_NAMES) {
+  const routes = {} as Record<RoutableChannel, ChannelRoute>;
+  for (const channel of ROUTABLE_CHANNELS) {
     const route = config.channels?.[channel];
     if (route !== undefined && !actorNames.has(route.actor)) {
       problems.add(SWITCHBOARD_FILE, `channels.${channel}.actor`, `"${route.actor}" is not an actor of this app. Actors: ${known}`);
     }
     routes[channel] = route === undefined ? { actor: config.entryActor } : { ...route };
   }
+  // One a2a task is one turn: a peer's message sent mid-turn waits for its own turn.
+  routes.a2a = { ...routes.a2a, midTurn: 'followup' };
   return routes;
+}
+
+function peersContext(config: SwitchboardConfig, actorNames: ReadonlySet<string>, options: LoadAppOptions): ResolvePeersContext {
+  return {
+    actorNames,
+    a2aActor: config.channels?.a2a?.actor ?? config.entryActor,
+    environment: options.environment ?? ((): undefined => undefined),
+  };
 }
 
 /**
@@ -93,7 +120,8 @@ function resolveChannels(
  * - every `actors/<name>.yaml` becomes an {@link ActorConfig} (defaults filled), its tool names
  *   resolved against the registry (after {@link LoadAppOptions.registerBuiltins} ran);
  * - `switchboard.yaml` gives the app name, the entry actor, channel routes (channels it leaves out go
- *   to the entry actor), people, approvals and schedules, all cross-checked.
+ *   to the entry actor), people, approvals, schedules and peers (tokens read through
+ *   {@link LoadAppOptions.environment}), all cross-checked.
  *
  * Tools are registered as they load, so after a failure the registry may hold some of them.
  *
@@ -102,7 +130,7 @@ function resolveChannels(
  *
  * @example
  * const registry = createToolRegistry();
- * const app = await loadApp({ dir: env.appDir, defaultModel: 'claude-sonnet-4-5', registry });
+ * const app = await loadApp({ dir: env.appDir, defaultModel: 'claude-sonnet-4-5', registry, environment: env.lookup });
  * const actors = resolveActors(app.actors, registry);
  */
 export async function loadApp(options: LoadAppOptions): Promise<LoadedApp> {
@@ -112,15 +140,16 @@ export async function loadApp(options: LoadAppOptions): Promise<LoadedApp> {
   const loadedActors = await loadActors(dir, options.defaultModel, problems);
   const actors: ActorConfig[] = loadedActors.map((actor) => actor.config);
   const config = await readSwitchboardFile(dir, problems);
+  const actorNames = new Set(actors.map((actor) => actor.name));
   const people = config === undefined ? [] : resolvePeople(config, problems);
-  registerBuiltins(options, config, people, problems);
+  const peers = config === undefined ? [] : resolvePeers(config, peersContext(config, actorNames, options), problems);
+  registerBuiltins(options, config, { people, peers }, problems);
   checkActorTools(loadedActors, options.registry, problems);
   if (config === undefined) throw appInvalidError(dir, problems.list());
 
-  const actorNames = new Set(actors.map((actor) => actor.name));
   const channels = resolveChannels(config, actorNames, problems);
   const approvals = resolveApprovals(config, people, options.registry, problems);
   const schedules = resolveSchedules(config, actorNames, people, problems);
   if (problems.size > 0) throw appInvalidError(dir, problems.list());
-  return { name: config.app, entryActor: config.entryActor, actors, channels, people, approvals, schedules, tools, config };
+  return { name: config.app, entryActor: config.entryActor, actors, channels, people, approvals, schedules, peers, tools, config };
 }

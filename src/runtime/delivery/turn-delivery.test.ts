@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { LlmContextTranslator } from '../../protocol/envelope/llm-context.ts';
 import { createSurfaceTemplateRegistry } from '../../protocol/envelope/surface-templates.ts';
 import { createPartTypeRegistry } from '../../protocol/parts/canonical-part-types.ts';
 import type { Part } from '../../protocol/parts/part.ts';
 import { createTurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
-import type { EventLog } from '../session/event-log.ts';
+import { SwitchboardError } from '../../protocol/errors.ts';
+import type { EventLog, EventLogEntry } from '../session/event-log.ts';
 import type { EmittedPart, TurnRecord } from '../session/turn-record.ts';
 import { createSettlement } from './settle-turn.ts';
-import { createTurnDelivery, type Delivery } from './turn-delivery.ts';
+import { createTurnDelivery, type Delivery, type PeerConsumes } from './turn-delivery.ts';
 
 const partTypes = createPartTypeRegistry();
 partTypes.register({ partType: 'ta.slot', deliveryRules: { streaming: 'flush', buffered: 'drop' }, allowedTransports: ['a2a'] });
@@ -81,5 +83,86 @@ describe('turn delivery', () => {
     await output.part(record, answer);
     await output.settle(record, 'complete');
     expect(sent).toEqual([]);
+  });
+});
+
+describe('turn delivery to a peer', () => {
+  const surface = emit('turn_1.1.0.2', {
+    data: { version: 'v0.9', createSurface: { surfaceId: 's', catalogId: 'c' } },
+    metadata: { partType: 'a2ui-surface' },
+  });
+
+  function peerSetup(envelopeConsumes: readonly string[] | undefined, translator?: LlmContextTranslator) {
+    const sent: Delivery[] = [];
+    const logged: EventLogEntry[] = [];
+    const peerLog: EventLog = { append: (_session, entry) => { logged.push(entry); return Promise.resolve(''); }, read: () => Promise.resolve([]) };
+    const output = createTurnDelivery({
+      partTypes,
+      log: peerLog,
+      channels: new Map([['a2a', {
+        deliveryClass: 'streaming' as const,
+        deliver: (delivery: Delivery) => { sent.push(delivery); return Promise.resolve(); },
+        peer: (): Promise<PeerConsumes | undefined> => Promise.resolve(envelopeConsumes === undefined ? undefined : { envelopeConsumes }),
+      }]]),
+      settle: createSettlement({
+        partTypes,
+        turnStates: createTurnStateRegistry(),
+        surfaces: createSurfaceTemplateRegistry(),
+        clock: () => new Date('2026-11-22T10:00:00Z'),
+        ...(translator === undefined ? {} : { translator }),
+      }),
+    });
+    const partTypesSent = () => sent.flatMap(({ payload }) => (payload.type === 'part' ? [payload.part.metadata.partType] : []));
+    return { output, sent, logged, partTypesSent };
+  }
+
+  it('drops an immediate a2ui-surface for a peer that does not consume it, and logs why', async () => {
+    const { output, logged, partTypesSent } = peerSetup(['domain-data']);
+    const record = turn('a2a', [ack, surface]);
+    await output.part(record, ack);
+    await output.part(record, surface);
+    expect(partTypesSent()).toEqual(['ack']);
+    expect(logged).toContainEqual({ type: 'delivery', turnId: 'turn_1', data: { skipped: 'peer-not-consuming', channel: 'a2a', partId: 'turn_1.1.0.2', partType: 'a2ui-surface' } });
+  });
+
+  it('sends an immediate a2ui-surface to a peer that consumes it, and to a destination that is not a peer', async () => {
+    for (const consumes of [['a2ui-surface'], undefined]) {
+      const { output, partTypesSent } = peerSetup(consumes);
+      await output.part(turn('a2a', [surface]), surface);
+      expect(partTypesSent()).toEqual(['a2ui-surface']);
+    }
+  });
+
+  it('adds llm-context at settlement for a peer that consumes it and logs the translation', async () => {
+    const translator: LlmContextTranslator = { translate: () => Promise.resolve('One option, direct.') };
+    const { output, logged, partTypesSent } = peerSetup(['llm-context', 'domain-data'], translator);
+    const record = turn('a2a', [answer]);
+    await output.part(record, answer);
+    await output.settle(record, 'complete');
+    expect(partTypesSent()).toEqual(['response', 'domain-data', 'llm-context']);
+    expect(logged).toContainEqual({ type: 'llm_context', turnId: 'turn_1', data: { status: 'translated', durationMs: 0 } });
+  });
+
+  it('settles a turn whose translation failed: the envelope goes without llm-context and the log says why', async () => {
+    const translator: LlmContextTranslator = { translate: () => Promise.reject(new SwitchboardError('model.failed', 'The llm-context model gave no prose.')) };
+    const { output, logged, sent, partTypesSent } = peerSetup(['llm-context', 'domain-data'], translator);
+    const record = turn('a2a', [answer]);
+    await output.settle(record, 'complete');
+    expect(partTypesSent()).toEqual(['domain-data']);
+    expect(sent.at(-1)?.payload).toMatchObject({ type: 'turn', turnState: 'complete' });
+    expect(logged).toContainEqual({
+      type: 'llm_context',
+      turnId: 'turn_1',
+      data: { status: 'failed', code: 'model.failed', message: 'The llm-context model gave no prose.', durationMs: 0 },
+    });
+  });
+
+  it('never logs llm_context for a destination that is not a peer', async () => {
+    let calls = 0;
+    const translator: LlmContextTranslator = { translate: () => { calls += 1; return Promise.resolve('x'); } };
+    const { output, logged } = peerSetup(undefined, translator);
+    await output.settle(turn('a2a', [answer]), 'complete');
+    expect(calls).toBe(0);
+    expect(logged.some((entry) => entry.type === 'llm_context')).toBe(false);
   });
 });

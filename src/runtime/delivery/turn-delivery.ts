@@ -1,3 +1,6 @@
+import { dropReason } from '../../protocol/envelope/delivery-filter.ts';
+import type { Transport } from '../../protocol/envelope/delivery-filter.ts';
+import type { ErrorCode } from '../../protocol/errors.ts';
 import type { Part, DeliveryClass } from '../../protocol/parts/part.ts';
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
 import type { TurnOutput } from '../actor/turn-output.ts';
@@ -19,10 +22,25 @@ export interface Delivery {
   readonly trace?: { readonly sessionId: string; readonly turnId?: string };
 }
 
+/** What a peer destination (another agent) accepts: the part types its Agent Card lists. */
+export interface PeerConsumes {
+  /** Part types of the Beach extension's `envelopeConsumes`; empty for a non-Beach peer. */
+  readonly envelopeConsumes: readonly string[];
+}
+
 /** How a channel takes deliveries. */
 export interface ChannelDelivery {
   /** Streaming channels get parts as they arrive; buffered ones the envelope at settlement. */
   readonly deliveryClass: DeliveryClass;
+  /**
+   * For a channel whose destinations are peer agents (A2A): what the peer behind `destination`
+   * consumes, or `undefined` when the destination is not a peer. A peer gets a part type with
+   * `requiresPeerConsumes` (`llm-context`, `a2ui-surface`, ...) only when it lists it, and the
+   * settlement makes `llm-context` only when it lists `llm-context`. Called once per delivered
+   * part and once at settlement, so it should be cheap (configuration, not a network call).
+   * Default: no destination is a peer.
+   */
+  readonly peer?: (destination: Destination) => Promise<PeerConsumes | undefined>;
   /**
    * Sends one delivery. Streaming channels of our own (the web chat's Redis stream) send directly,
    * in order; external providers enqueue on their outbound queue.
@@ -36,15 +54,35 @@ export interface Settlement {
   readonly parts: readonly { readonly partId: string; readonly part: Part }[];
   /** The whole envelope, for buffered channels that render it. */
   readonly envelope?: Readonly<Record<string, unknown>>;
+  /**
+   * What became of `llm-context`, present only when the destination is a peer that asked for it;
+   * logged as an `llm_context` entry of the session's event log.
+   */
+  readonly llmContext?: LlmContextReport;
 }
+
+/**
+ * What became of a settled turn's `llm-context` for a peer that asked for it: `translated` by the
+ * translator (`durationMs`: how long it took, in ms; near 0 when the turn's translation was cached),
+ * `failed` (the envelope went without it; `code` and `message` say why), given by the actor
+ * (`actor-provided`), not made because no translator is configured (`no-translator`), or because
+ * the turn had neither a response text nor data (`nothing-to-translate`).
+ */
+export type LlmContextReport =
+  | { readonly status: 'translated'; readonly durationMs: number }
+  | { readonly status: 'failed'; readonly code: ErrorCode; readonly message: string; readonly durationMs: number }
+  | { readonly status: 'actor-provided' | 'no-translator' | 'nothing-to-translate' };
 
 /** Options of {@link createTurnDelivery}. */
 export interface TurnDeliveryOptions {
   readonly partTypes: PartTypeRegistry;
   /** Delivery per channel id. A destination on a channel not listed here is logged and skipped. */
   readonly channels: ReadonlyMap<string, ChannelDelivery>;
-  /** Builds what a settled turn delivers on a transport class (the envelope, filtered). */
-  readonly settle: (turn: TurnRecord, turnState: string, transport: { id: string; deliveryClass: DeliveryClass }) => Promise<Settlement>;
+  /**
+   * Builds what a settled turn delivers on a transport (the envelope, filtered); `transport.peer`
+   * is set when the destination is a peer (see {@link ChannelDelivery.peer}).
+   */
+  readonly settle: (turn: TurnRecord, turnState: string, transport: Transport) => Promise<Settlement>;
   readonly log: EventLog;
   /**
    * Where approval records are read, so an `approval-request` part reaches the turn's own
@@ -59,17 +97,20 @@ function destinationKey(destination: Destination): string {
   return `${destination.channel}:${destination.address}`;
 }
 
-function allowedOn(partTypes: PartTypeRegistry, part: Part, channel: string): boolean {
-  const definition = partTypes.get(part.metadata.partType);
-  if (definition === undefined) return false;
-  return definition.allowedTransports === undefined || definition.allowedTransports.includes(channel);
+/** The transport of a destination on `channel`: its id, class, and the peer's consumes when a peer. */
+async function transportOf(destination: Destination, channel: ChannelDelivery): Promise<Transport> {
+  const peer = await channel.peer?.(destination);
+  const transport = { id: destination.channel, deliveryClass: channel.deliveryClass };
+  return peer === undefined ? transport : { ...transport, peer: { envelopeConsumes: peer.envelopeConsumes } };
 }
 
 /**
  * The runtime's {@link TurnOutput}: applies each part type's delivery rule for the destination's
  * transport class. Streaming channels get `flush` and `stream` parts at once and the rest of the
  * envelope at settlement; buffered channels get `flush` parts at once (clarify, error, approval
- * requests) and the envelope at settlement. Every delivery carries a key unique to (turn, part,
+ * requests) and the envelope at settlement. A part goes out at once only when the delivery filter
+ * (`dropReason`) lets it through the destination's transport, so a peer never gets a part type with
+ * `requiresPeerConsumes` it does not consume. Every delivery carries a key unique to (turn, part,
  * destination).
  */
 export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
@@ -105,7 +146,16 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
     async part(turn: TurnRecord, emitted: EmittedPart) {
       const channel = channels.get(turn.replyTo.channel);
       if (channel === undefined) return;
-      if (!immediate(channel.deliveryClass, emitted.part) || !allowedOn(partTypes, emitted.part, turn.replyTo.channel)) return;
+      if (!immediate(channel.deliveryClass, emitted.part)) return;
+      const reason = dropReason(emitted.part, await transportOf(turn.replyTo, channel), partTypes);
+      if (reason === 'peer-not-consuming') {
+        await log.append(turn.sessionId, {
+          type: 'delivery',
+          turnId: turn.turnId,
+          data: { skipped: reason, channel: turn.replyTo.channel, partId: emitted.partId, partType: emitted.part.metadata.partType },
+        });
+      }
+      if (reason !== undefined) return;
       await send(turn, { idempotencyKey: `${emitted.partId}|${destinationKey(turn.replyTo)}`, payload: await partInput(turn, emitted) });
     },
 
@@ -121,8 +171,10 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
     async settle(turn: TurnRecord, turnState: string) {
       const channel = channels.get(turn.replyTo.channel);
       if (channel === undefined) return;
-      const transport = { id: turn.replyTo.channel, deliveryClass: channel.deliveryClass };
-      const settlement = await options.settle(turn, turnState, transport);
+      const settlement = await options.settle(turn, turnState, await transportOf(turn.replyTo, channel));
+      if (settlement.llmContext !== undefined) {
+        await log.append(turn.sessionId, { type: 'llm_context', turnId: turn.turnId, data: settlement.llmContext });
+      }
       if (channel.deliveryClass === 'streaming') {
         for (const { partId, part } of settlement.parts) {
           await send(turn, {

@@ -53,6 +53,7 @@ const STATUS_BY_CODE: Partial<Record<SwitchboardError['code'], number>> = {
   'http.request_timeout': 408,
   'http.unsupported_media_type': 415,
   'http.too_many_streams': 429,
+  'http.too_many_requests': 429,
   'config.invalid': 503,
   'redis.unavailable': 503,
 };

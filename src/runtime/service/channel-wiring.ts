@@ -83,6 +83,7 @@ export async function wireChannels(options: ChannelWiringOptions): Promise<Wired
       adaptor.id,
       {
         deliveryClass: adaptor.transport,
+        ...(adaptor.peerOf === undefined ? {} : { peer: adaptor.peerOf.bind(adaptor) }),
         deliver: async (delivery) => {
           await send(delivery.destination, delivery.payload, delivery.idempotencyKey, delivery.trace);
         },

@@ -22,12 +22,14 @@ import { keptSecret } from '../../../channels/kit/kept-secret.ts';
 import { createEventLog } from '../session/event-log.ts';
 import { createInboundIntake } from './inbound-intake.ts';
 import { createSessionStore } from '../session/session-store.ts';
+import { sessionIdOf } from '../session/session-id.ts';
 import { createRedisClient, serviceRedisOptions } from '../redis/redis-client.ts';
 import { untilRedisReady } from '../redis/redis-ready.ts';
 import { watchRedisConnection, type RedisWatchLogger } from '../redis/redis-watch.ts';
 import { deploymentPrefix } from '../redis/redis-target.ts';
 import { deliveryLogEntry } from '../../../queues/delivery-log-entry.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
+import { registerPeerTools } from '../../../channels/a2a/ask-peer.ts';
 import { wireChannels, type WiredChannels } from './channel-wiring.ts';
 import { createAppScheduler, enabledChannelIds, registerNotify } from './proactive-wiring.ts';
 import { createSingletonRunner } from './singleton-runner.ts';
@@ -72,7 +74,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const tenantId = options.tenantId ?? 'default';
   const late: { channels?: WiredChannels } = {};
   const registry = createToolRegistry();
-  const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry, registerBuiltins: registerNotify(enabledChannels, () => late.channels) });
+  const app = await loadApp({ dir: env.appDir, defaultModel: DEFAULT_ACTOR_MODEL, registry, environment: env.lookup, registerBuiltins: (tools, known) => {
+    registerNotify(enabledChannels, () => late.channels)(tools, known);
+    registerPeerTools(tools, known.peers);
+  } });
   const envModel = modelFromEnv(env);
   const modelStatus = options.model === undefined ? envModel : { configured: true, missing: [] };
   const redis = await connectRedis(options.redisUrl, logger);
@@ -105,6 +110,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       tenantId,
       logger,
       app,
+      registry,
       clock: () => new Date(),
       modelStatus: () => modelStatus,
       enqueue: async (injection) => {
@@ -112,6 +118,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
         return result;
       },
+      wake: (channel, conversationKey, reason) => turnQueue.schedule(sessionIdOf(tenantId, channel, conversationKey), reason),
       decide: (attempt) => approvalRuntime.decide(attempt),
       approvals,
       artifacts,

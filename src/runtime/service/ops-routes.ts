@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { ProxyRange, SwitchboardEnv } from '../../config/env-types.ts';
-import { buildAgentCard } from '../../protocol/agent-card/agent-card.ts';
 import type { ActorConfig } from '../actor/actor-config.ts';
 import type { LoadedApp } from '../app/load-app.ts';
+import { agentCardJson, serviceAgentCard } from '../app/service-agent-card.ts';
 import { authorize } from '../http/operator-access.ts';
 import { sendJson, type Route } from '../http/router.ts';
 import type { Metrics } from './metrics.ts';
@@ -43,31 +43,16 @@ async function redisCheck(redis: Redis, timeoutMs: number): Promise<string> {
   }
 }
 
-/** The envelope parts this service can take from peers. */
-const ENVELOPE_CONSUMES = ['domain-data', 'a2ui-surface', 'approval-request', 'approval-response', 'artifact', 'citation', 'progress'];
-
 /**
  * Operational endpoints: `/healthz` (the process answers, whatever Redis does), `/readyz` (200
  * when Redis answers `PING` within a second, else 503 naming why; no restart is needed when it
  * comes back), `/metrics`
  * (Prometheus text, guarded like the operator pages: bearer `ADMIN_TOKEN`, or loopback clients
- * only when unset) and `/.well-known/agent-card.json` (the A2A Agent Card with the Beach extension).
+ * only when unset) and `/.well-known/agent-card.json` (the A2A Agent Card of
+ * {@link serviceAgentCard}, in its A2A JSON form).
  */
 export function createOpsRoutes(options: OpsRoutesOptions): Route[] {
-  const card = buildAgentCard({
-    name: options.app.name,
-    description: `switchboard app "${options.app.name}": ${options.actors.map((actor) => actor.name).join(', ')}`,
-    url: `${options.env.publicUrl}/a2a`,
-    version: '0.1.0',
-    skills: options.actors.map((actor) => ({
-      id: actor.name,
-      name: actor.name,
-      description: actor.systemPrompt.split('\n')[0] ?? actor.name,
-      tags: ['switchboard'],
-    })),
-    envelopeConsumes: ENVELOPE_CONSUMES,
-    streaming: true,
-  });
+  const card = agentCardJson(serviceAgentCard({ publicUrl: options.env.publicUrl, app: { name: options.app.name, actors: options.actors } }));
   return [
     {
       method: 'GET',

@@ -5,15 +5,19 @@
  */
 import { createInboundWorker } from '../../../queues/inbound-queue.ts';
 import { createTurnWorker } from '../../../queues/turn-queue.ts';
+import { DEFAULT_TRANSLATOR_MODEL } from '../../config/models.ts';
+import { cacheTranslationsByTurn } from '../../protocol/envelope/llm-context.ts';
 import { createSurfaceTemplateRegistry } from '../../protocol/envelope/surface-templates.ts';
 import { buildRespondTool } from '../../protocol/respond/respond-schema.ts';
 import { approvalsReady, type ApprovalGate } from '../actor/approval-gate.ts';
 import { approverPlan } from '../actor/approval-policy-config.ts';
 import { runSessionTurns } from '../actor/turn-runner.ts';
 import type { TurnRunnerDeps } from '../actor/turn-runner-deps.ts';
-import { CHANNEL_NAMES, type ChannelName } from '../app/app-types.ts';
+import type { MidTurnMode } from '../actor/actor-config.ts';
+import { ROUTABLE_CHANNELS, type RoutableChannel } from '../app/app-types.ts';
 import { createSettlement } from '../delivery/settle-turn.ts';
 import { createTurnDelivery } from '../delivery/turn-delivery.ts';
+import { createModelTranslator } from '../model/llm-context-translator.ts';
 import { createToolRouter } from '../router/tool-router.ts';
 import { createBufferedEventLog } from '../session/buffered-event-log.ts';
 import type { EventLog } from '../session/event-log.ts';
@@ -23,8 +27,16 @@ import { acceptIntoMailbox } from './inbound-intake.ts';
 import type { ServiceCore } from './service-core.ts';
 import { redisOptions } from './service-options.ts';
 
-function isChannelName(channel: string): channel is ChannelName {
-  return (CHANNEL_NAMES as readonly string[]).includes(channel);
+function isChannelName(channel: string): channel is RoutableChannel {
+  return (ROUTABLE_CHANNELS as readonly string[]).includes(channel);
+}
+
+/** The app's route of `channel`, with the channel's own `midTurn` when it sets one. */
+function channelRoute(core: ServiceCore, channel: string): { readonly actor: string; readonly midTurn?: MidTurnMode } | undefined {
+  const route = isChannelName(channel) ? core.app.channels[channel] : undefined;
+  const midTurn = core.channels.adaptors.get(channel)?.midTurn;
+  if (midTurn === undefined) return route;
+  return { actor: route?.actor ?? core.app.entryActor, midTurn };
 }
 
 function approvalGate(core: ServiceCore): ApprovalGate {
@@ -51,14 +63,15 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
     entryActor: app.entryActor,
     scheduleWake: (sessionId, key, at) => turnQueue.schedule(sessionId, key, { delayMs: at.getTime() - Date.now() }),
     ...(options.delegationTimeoutMs === undefined ? {} : { delegationTimeoutMs: options.delegationTimeoutMs }),
-    channelRoute: (channel) => (isChannelName(channel) ? app.channels[channel] : undefined),
+    channelRoute: (channel) => channelRoute(core, channel),
+    stopRequested: (record) => channels.adaptors.get(record.replyTo.channel)?.stopRequested?.(record.replyTo) ?? Promise.resolve(false),
     registry: core.registry,
     partTypes,
     turnStates,
     respondTool: buildRespondTool(partTypes, turnStates),
     store: core.sessions,
     log,
-    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry() }) }),
+    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry(), translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: DEFAULT_TRANSLATOR_MODEL })) }) }),
     router: createToolRouter(),
     approvals,
   };

@@ -14,6 +14,8 @@ export type EventLogType =
   | 'router_event'
   | 'protocol_violation'
   | 'delivery'
+  /** What became of a settled turn's `llm-context` for a peer: translated (with its duration) or why not. */
+  | 'llm_context'
   | 'turn_settled';
 
 /** One entry of the log. */

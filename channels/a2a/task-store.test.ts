@@ -1,0 +1,77 @@
+import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { ServerCallContext, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
+import { describe, expect, it } from 'vitest';
+import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
+import { useRedisClients } from '../../test/support/redis-clients.ts';
+import { createTaskLog, type TaskLog } from './task-log.ts';
+import { createRedisTaskStore, ownerOf } from './task-store.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const connect = useRedisClients(redisUrl);
+
+function peer(id: string): ServerCallContext {
+  const user: User = {
+    get isAuthenticated() {
+      return true;
+    },
+    get userName() {
+      return id;
+    },
+  };
+  return new ServerCallContext({ user });
+}
+
+function message(id: string, text: string, role: Role = Role.ROLE_USER): Message {
+  return { messageId: id, taskId: 't1', contextId: 'c1', role, parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }], metadata: {}, extensions: [], referenceTaskIds: [] };
+}
+
+function task(state: TaskState, history: Message[]): Task {
+  return { id: 't1', contextId: 'c1', status: { state, message: undefined, timestamp: '2026-01-01T00:00:00.000Z' }, artifacts: [], history, metadata: {} };
+}
+
+async function makeLog(): Promise<TaskLog> {
+  return createTaskLog({ redis: await connect(), prefix: prefix() });
+}
+
+describe('createRedisTaskStore', () => {
+  it('takes the owner from the authenticated user’s name', () => {
+    expect(ownerOf(peer('p1'))).toBe('p1');
+    expect(ownerOf(new ServerCallContext({ user: new UnauthenticatedUser() }))).toBeUndefined();
+    expect(ownerOf(new ServerCallContext())).toBeUndefined();
+  });
+
+  it('saves a new task for the calling peer, which only that peer loads and lists', async () => {
+    const log = await makeLog();
+    const store = createRedisTaskStore(log);
+    await store.save(task(TaskState.TASK_STATE_SUBMITTED, [message('m0', 'hi')]), peer('p1'));
+    expect((await store.load('t1', peer('p1')))?.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
+    expect(await store.load('t1', peer('p2'))).toBeUndefined();
+    expect(await store.load('t1', new ServerCallContext({ user: new UnauthenticatedUser() }))).toBeUndefined();
+    const request = { tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined };
+    expect((await store.list(request, peer('p1'))).tasks.map((item) => item.id)).toEqual(['t1']);
+    expect((await store.list(request, peer('p2'))).totalSize).toBe(0);
+    expect((await store.list(request, new ServerCallContext())).tasks).toEqual([]);
+  });
+
+  it('never writes progress over an existing task: it only adds the history messages it lacks', async () => {
+    const log = await makeLog();
+    const store = createRedisTaskStore(log);
+    await store.save(task(TaskState.TASK_STATE_SUBMITTED, [message('m0', 'hi')]), peer('p1'));
+    await log.append('t1', { kind: 'statusUpdate', data: { taskId: 't1', contextId: 'c1', status: { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: message('a1', 'which one?', Role.ROLE_AGENT), timestamp: undefined }, metadata: undefined } });
+    // A copy loaded before the worker's update, with the peer's follow-up appended (as the SDK does).
+    const stale = task(TaskState.TASK_STATE_SUBMITTED, [message('m0', 'hi'), message('m1', 'the blue one')]);
+    await store.save(stale, peer('p1'));
+    const stored = await store.load('t1', peer('p1'));
+    expect(stored?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(stored?.history.map((item) => item.messageId)).toEqual(['m0', 'a1', 'm1']);
+  });
+
+  it('refuses to save for an unauthenticated caller or over another peer’s task', async () => {
+    const store = createRedisTaskStore(await makeLog());
+    await expect(store.save(task(TaskState.TASK_STATE_SUBMITTED, []), new ServerCallContext())).rejects.toMatchObject({ code: 'http.unauthorized' });
+    await store.save(task(TaskState.TASK_STATE_SUBMITTED, []), peer('p1'));
+    await expect(store.save(task(TaskState.TASK_STATE_FAILED, [message('x', 'mine now')]), peer('p2'))).rejects.toMatchObject({ code: 'http.not_found' });
+    expect((await store.load('t1', peer('p1')))?.history).toEqual([]);
+  });
+});
