@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { TaskState, type Task } from '@a2a-js/sdk';
+import { createPeerRate } from '../../channels/a2a/peer-rate.ts';
+import { createTaskLog } from '../../channels/a2a/task-log.ts';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createMailboxCursor } from '../../channels/email/mailbox-cursor.ts';
 import { keptSecret } from '../../channels/kit/kept-secret.ts';
@@ -42,6 +45,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The files that define Lua scripts, each exercised by a test below. */
 const COVERED_SCRIPT_FILES = [
+  'channels/a2a/peer-rate.ts',
+  'channels/a2a/task-log.ts',
   'channels/email/mailbox-cursor.ts',
   'channels/kit/forward-only.ts',
   'channels/kit/lease/fenced-write.ts',
@@ -270,6 +275,24 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     } finally {
       blocking.disconnect();
     }
+  });
+
+  it('a2a: the task log (create, deduped append, list, cancel flag) and the per-peer rate', async () => {
+    const log = createTaskLog({ redis, prefix });
+    const at = new Date().toISOString();
+    const task: Task = { id: 't-1', contextId: 'c-1', status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: at }, artifacts: [], history: [], metadata: {} };
+    expect(await log.create(task, 'peer-a')).toBe(true);
+    const done = { kind: 'statusUpdate' as const, data: { taskId: 't-1', contextId: 'c-1', status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: at }, metadata: {} } };
+    const id = await log.append('t-1', done, 'k-1');
+    expect(await log.append('t-1', done, 'k-1')).toBe(id);
+    expect((await log.load('t-1', 'peer-a'))?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await log.list('peer-a')).tasks.map((listed) => listed.id)).toEqual(['t-1']);
+    expect(await log.requestCancel('t-1')).toBe(true);
+    expect(await log.cancelRequested('t-1')).toBe(true);
+    const rate = createPeerRate({ redis, prefix, max: 1 });
+    expect(await rate.retryAfterSeconds('peer-a')).toBeUndefined();
+    expect(await rate.retryAfterSeconds('peer-a')).toBeGreaterThan(0);
+    await expectOneSlot();
   });
 
   it('census: every file that defines a Lua script is exercised above', () => {
