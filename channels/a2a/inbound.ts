@@ -54,11 +54,6 @@ function transportsApp(requestHandler: A2ARequestHandler): (req: IncomingMessage
   return app;
 }
 
-function refuse(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  sendJson(res, status, { error: { code, message } });
-}
-
 /**
  * Checks the caller and hands the request to `serve`: 401 (with `WWW-Authenticate: Bearer`)
  * without a valid token, 429 with `Retry-After` past the peer's rate, 413 for a declared body over
@@ -71,21 +66,8 @@ export async function servePeerRequest(
   serve: (req: IncomingMessage, res: ServerResponse, user: PeerUser) => void,
 ): Promise<void> {
   const { req, res } = context;
-  const peer = gate.authenticate(req.headers.authorization);
-  if (peer === undefined) {
-    refuse(res, 401, 'http.unauthorized', 'A peer bearer token is required (Authorization: Bearer <token>).', { 'www-authenticate': 'Bearer' });
-    return;
-  }
-  const wait = await gate.retryAfterSeconds(peer.id);
-  if (wait !== undefined) {
-    refuse(res, 429, 'http.too_many_requests', `Too many requests from peer ${peer.id}; try again in ${String(wait)} s.`, { 'retry-after': String(wait) });
-    return;
-  }
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > MAX_PEER_BODY_BYTES) {
-    refuse(res, 413, 'http.bad_request', `The request body is over ${String(MAX_PEER_BODY_BYTES)} bytes.`, { connection: 'close' });
-    return;
-  }
+  const peer = await admitPeer(gate, context);
+  if (peer === undefined) return;
   // A2A 1.0 is all we serve: a request without `A2A-Version` (curl, a script) is read as 1.0, not
   // as the SDK's default 0.3, which it would refuse.
   req.headers['a2a-version'] ??= A2A_PROTOCOL_VERSION;
@@ -94,6 +76,36 @@ export async function servePeerRequest(
     res.once('close', resolve);
     serve(req, res, user);
   });
+}
+
+/**
+ * Checks the caller of a peer route before anything is read: 401 (with `WWW-Authenticate: Bearer`)
+ * without a valid token, 429 with `Retry-After` past the peer's rate, 413 for a declared body over
+ * {@link MAX_PEER_BODY_BYTES} (the same answers as `servePeerRequest`).
+ *
+ * @returns The peer, or `undefined` when the refusal was sent.
+ */
+export async function admitPeer(gate: PeerGate, context: HttpContext): Promise<CallingPeer | undefined> {
+  const { req, res } = context;
+  const refuse = (status: number, code: string, message: string, headers: Record<string, string>): void => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    sendJson(res, status, { error: { code, message } });
+  };
+  const peer = gate.authenticate(req.headers.authorization);
+  if (peer === undefined) {
+    refuse(401, 'http.unauthorized', 'A peer bearer token is required (Authorization: Bearer <token>).', { 'www-authenticate': 'Bearer' });
+    return undefined;
+  }
+  const wait = await gate.retryAfterSeconds(peer.id);
+  if (wait !== undefined) {
+    refuse(429, 'http.too_many_requests', `Too many requests from peer ${peer.id}; try again in ${String(wait)} s.`, { 'retry-after': String(wait) });
+    return undefined;
+  }
+  if (Number(req.headers['content-length'] ?? '0') > MAX_PEER_BODY_BYTES) {
+    refuse(413, 'http.bad_request', `The request body is over ${String(MAX_PEER_BODY_BYTES)} bytes.`, { connection: 'close' });
+    return undefined;
+  }
+  return peer;
 }
 
 /** Options of {@link createA2aRoutes}. */

@@ -22,7 +22,8 @@ import { MAX_PEER_BODY_BYTES, type PeerGate } from './inbound.ts';
 import { bufferedAnswer, stateName, type PeerTurns } from './peer-turns.ts';
 import type { CallingPeer } from './peer-user.ts';
 import type { TaskLog } from './task-log.ts';
-import { admitPeer, pollUrl, startPeerText } from './turns-route.ts';
+import { admitPeer } from './inbound.ts';
+import { pollUrl, startPeerText } from './turns-route.ts';
 
 /** Default of {@link McpRoutesOptions.askTimeoutMs}: 120 s. */
 export const DEFAULT_ASK_TIMEOUT_MS = 120_000;

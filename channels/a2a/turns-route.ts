@@ -11,7 +11,7 @@ import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { sendJson, type HttpContext, type Route } from '../../src/runtime/http/router.ts';
 import { readJsonObject } from '../../src/runtime/http/request-body.ts';
 import { awaitRound, isRoundOver, type AwaitRoundDeps } from './await-task.ts';
-import { MAX_PEER_BODY_BYTES, type PeerGate } from './inbound.ts';
+import { admitPeer, MAX_PEER_BODY_BYTES, type PeerGate } from './inbound.ts';
 import { MAX_PEER_TEXT_CHARS, type PeerTransport } from './normalise.ts';
 import { bufferedAnswer, peerTextMessage, stateName, type PeerTurns } from './peer-turns.ts';
 import type { CallingPeer } from './peer-user.ts';
@@ -25,36 +25,6 @@ export const MAX_TURN_WAIT_SECONDS = 120;
 
 /** Longest `contextId` or `taskId` a peer may give, in characters. */
 export const MAX_PEER_ID_CHARS = 256;
-
-/**
- * Checks the caller of a peer route before anything is read: 401 (with `WWW-Authenticate: Bearer`)
- * without a valid token, 429 with `Retry-After` past the peer's rate, 413 for a declared body over
- * {@link MAX_PEER_BODY_BYTES} (the same answers as `servePeerRequest`).
- *
- * @returns The peer, or `undefined` when the refusal was sent.
- */
-export async function admitPeer(gate: PeerGate, context: HttpContext): Promise<CallingPeer | undefined> {
-  const { req, res } = context;
-  const refuse = (status: number, code: string, message: string, headers: Record<string, string>): void => {
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    sendJson(res, status, { error: { code, message } });
-  };
-  const peer = gate.authenticate(req.headers.authorization);
-  if (peer === undefined) {
-    refuse(401, 'http.unauthorized', 'A peer bearer token is required (Authorization: Bearer <token>).', { 'www-authenticate': 'Bearer' });
-    return undefined;
-  }
-  const wait = await gate.retryAfterSeconds(peer.id);
-  if (wait !== undefined) {
-    refuse(429, 'http.too_many_requests', `Too many requests from peer ${peer.id}; try again in ${String(wait)} s.`, { 'retry-after': String(wait) });
-    return undefined;
-  }
-  if (Number(req.headers['content-length'] ?? '0') > MAX_PEER_BODY_BYTES) {
-    refuse(413, 'http.bad_request', `The request body is over ${String(MAX_PEER_BODY_BYTES)} bytes.`, { connection: 'close' });
-    return undefined;
-  }
-  return peer;
-}
 
 /** A peer's text turn, as the buffered transports take it. */
 export interface PeerTextTurn {
