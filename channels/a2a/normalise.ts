@@ -45,7 +45,7 @@ export function normalisePeerMessage(input: PeerMessage, tenantId: string): Inje
     channel: 'a2a',
     tenantId,
     conversationKey: `${peer.id}:${contextId}`,
-    sender: { id: `peer:${peer.id}`, displayName: peer.name, verified: true, basis: `bearer token of peer ${peer.id}` },
+    sender: { id: `peer:${peer.id}`, displayName: peer.name, verified: true, basis: `bearer token of peer ${peer.id}`, agent: true },
     text,
     data: { origin: 'peer', peerId: peer.id, taskId, contextId, messageId: message.messageId, transport: input.transport },
     ...(peer.actor === undefined ? {} : { actor: peer.actor }),

@@ -79,24 +79,20 @@ export function createPeerTurns(options: PeerTurnsOptions) {
       const { peer, message, taskId, contextId, transport } = request;
       const receivedAt = options.clock().toISOString();
       const injection = normalisePeerMessage({ peer, message, taskId, contextId, transport, receivedAt }, options.tenantId);
+      const submitted = { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: receivedAt };
+      let task: Task;
       if (request.existing === undefined) {
-        const task: Task = {
-          id: taskId,
-          contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: receivedAt },
-          artifacts: [],
-          history: [message],
-          metadata: { peerId: peer.id, transport },
-        };
+        task = { id: taskId, contextId, status: submitted, artifacts: [], history: [message], metadata: { peerId: peer.id, transport } };
         await log.create(task, peer.id);
+        announce?.(task);
       } else {
+        // The SDK wants the task first on the bus, and a bus kept from the task's earlier round
+        // delivers the stream at once: announce the task submitted again, then store that status.
+        task = { ...request.existing, status: submitted };
+        announce?.(task);
         await log.append(taskId, statusEvent(taskId, contextId, TaskState.TASK_STATE_SUBMITTED, undefined), `${injection.id}.submitted`);
       }
-      const stored = await log.load(taskId);
-      const task = stored?.task ?? { id: taskId, contextId, status: undefined, artifacts: [], history: [message], metadata: {} };
-      // The task is handed back as stored before its message is enqueued, so nothing the worker
-      // appends is both in it and delivered again from the stream.
-      announce?.(task);
+      // Both before the message is enqueued: nothing the worker appends is in the announced task.
       try {
         const { duplicate } = await options.enqueue(injection);
         if (duplicate) await refuseDuplicate(log, injection.id, message.messageId, { taskId, contextId });

@@ -24,6 +24,11 @@ export interface Sender {
   readonly verified: boolean;
   /** What the verification rested on, in words, for the audit trail (e.g. `DKIM pass d=example.com`). */
   readonly basis?: string;
+  /**
+   * `true` when the sender is another agent (a peer): it may ask for what needs an approval, but it
+   * is never an approver, not even of its own request. Default: a person.
+   */
+  readonly agent?: boolean;
 }
 
 /** What an injection carries. */

@@ -9,6 +9,8 @@
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { TaskState, type Task } from '@a2a-js/sdk';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { loadEnv } from '../../src/config/env.ts';
 import { findFreePort as freePort } from '../../src/runtime/redis/free-port.ts';
@@ -65,6 +67,10 @@ const scenarios: Record<string, ScenarioStep[]> = {
     () => reply({ type: 'tool_use', id: 'toolu_pay_1', name: 'pay_invoice', input: { invoice: 'INV-9', amount: 120 } }),
     (call) => reply(respond([part('response', `Paid: ${call.toolResults[0]?.content ?? 'nothing'}`)], 'complete')),
   ],
+  refund: [
+    () => reply({ type: 'tool_use', id: 'toolu_refund_1', name: 'send_refund', input: { booking: 'B-7' } }),
+    (call) => reply(respond([part('response', `Refund: ${call.toolResults[0]?.content ?? 'nothing'}`)], 'complete')),
+  ],
   ask: [
     (call) => (call.texts.some((text) => text.includes('Gatwick'))
       ? reply(respond([part('response', 'From Gatwick, then.')], 'complete'))
@@ -105,12 +111,16 @@ async function webProcess(): Promise<Service> {
 describe('A2A server', () => {
   it.each(['JSONRPC', 'HTTP+JSON'] as const)('SendMessage over %s answers with the settled task: the envelope with partTypes, llm-context for a peer that consumes it, no ack', async (binding) => {
     useScenarios();
+    const translations = () => sb().fake.requests.filter((request) => (request.body as { model?: string } | undefined)?.model === 'peer-app-translator').length;
+    const before = translations();
     const task = await sendAndWait(binding, 'flights to Corfu #answer');
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(partTypes(task)).toEqual(['response', 'domain-data', 'llm-context']);
     const data = task.status?.message?.parts.find((entry) => entry.metadata?.['partType'] === 'domain-data');
     expect(data?.content).toEqual({ $case: 'data', value: { flights: [{ flightNumber: 'BA2043' }] } });
     expect(task.artifacts.map((artifact) => artifact.name)).toEqual(['response', 'domain-data', 'llm-context']);
+    // Written by the app's own llm-context model, once for the turn.
+    expect(translations() - before).toBe(1);
   });
 
   it('SendStreamingMessage streams the ack as a working status, the answer as artifacts, and the settlement last', async () => {
@@ -196,6 +206,23 @@ describe('A2A server', () => {
     expect(text?.content).toMatchObject({ $case: 'text', value: expect.stringContaining('"paid":"INV-9"') as unknown });
   });
 
+  it('a peer never approves: a tool only its requester may approve is refused at once for a peer', async () => {
+    useScenarios();
+    const task = await sendAndWait('HTTP+JSON', 'refund B-7 #refund');
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const text = task.status?.message?.parts.find((entry) => entry.metadata?.['partType'] === 'response');
+    expect(text?.content).toMatchObject({ $case: 'text', value: expect.stringContaining('ToolDenied') as unknown });
+  });
+
+  it('a part type it does not know from a peer is kept and ignored, not fatal', async () => {
+    useScenarios();
+    const message = userMessage('flights please #answer');
+    const odd = { content: { $case: 'data' as const, value: { note: 'x' } }, mediaType: 'application/json', filename: '', metadata: { partType: 'acme.unknown-kind' } };
+    const client = await peerClient(sb().url, CALLER_TOKEN, 'JSONRPC');
+    const result = await client.sendMessage({ message: { ...message, parts: [...message.parts, odd] }, configuration: undefined, metadata: {}, tenant: '' });
+    expect('id' in result && result.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it('a clarify is input-required; the answer in the same task completes it', async () => {
     useScenarios();
     const asked = await sendAndWait('JSONRPC', 'book a flight #ask');
@@ -222,6 +249,52 @@ describe('A2A server', () => {
     const mine = await sendAndWait('JSONRPC', 'mine #answer');
     const other = await peerClient(sb().url, OTHER_TOKEN, 'HTTP+JSON');
     await expect(other.getTask({ id: mine.id, tenant: '', historyLength: undefined })).rejects.toThrow(/not found/i);
+  });
+
+  it('over MCP, the MCP SDK client lists ask_main and the peerExposed tool and calls both; a forged token is refused', async () => {
+    useScenarios();
+    const connect = async (token: string): Promise<McpClient> => {
+      const client = new McpClient({ name: 'peer-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${sb().url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      return client;
+    };
+    const client = await connect(CALLER_TOKEN);
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['ask_main', 'flight_status']));
+      expect(names).not.toContain('pay_invoice');
+      const asked = await client.callTool({ name: 'ask_main', arguments: { question: 'flights to Corfu #answer' } });
+      expect(asked.isError).not.toBe(true);
+      const answer = asked.structuredContent as { state: string; envelope: { parts: { metadata: { partType: string } }[] } };
+      expect(answer.state).toBe('completed');
+      expect(answer.envelope.parts.map((entry) => entry.metadata.partType)).toEqual(['response', 'domain-data', 'llm-context']);
+      const status = await client.callTool({ name: 'flight_status', arguments: { flightNumber: 'BA2043' } });
+      expect(status.structuredContent).toEqual({ flightNumber: 'BA2043', status: 'on time' });
+      const invalid = await client.callTool({ name: 'flight_status', arguments: { flightNumber: 'not a flight' } });
+      expect(invalid.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    await expect(connect('forged-token-0123456789abcdef')).rejects.toThrow();
+  });
+
+  it('the webhook reply answers with the envelope within ?wait=, else 202 and a poll URL that answers once settled', async () => {
+    useScenarios();
+    const post = (path: string, body: unknown) => fetch(`${sb().url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${CALLER_TOKEN}` }, body: JSON.stringify(body) });
+    const answered = await post('/api/turns?wait=20', { text: 'flights to Corfu #answer' });
+    expect(answered.status).toBe(200);
+    const body = (await answered.json()) as { state: string; envelope: { parts: { metadata: { partType: string } }[] } };
+    expect(body.state).toBe('completed');
+    expect(body.envelope.parts.map((entry) => entry.metadata.partType)).toEqual(['response', 'domain-data', 'llm-context']);
+    const later = await post('/api/turns?wait=0', { text: 'go slowly #slow' });
+    expect(later.status).toBe(202);
+    const { poll } = (await later.json()) as { poll: string };
+    await release('slow');
+    const polled = await fetch(`${poll}?wait=20`, { headers: { authorization: `Bearer ${CALLER_TOKEN}` } });
+    expect(polled.status).toBe(200);
+    expect(((await polled.json()) as { state: string }).state).toBe('completed');
+    const other = await fetch(poll, { headers: { authorization: `Bearer ${OTHER_TOKEN}` } });
+    expect(other.status).toBe(404);
   });
 
   it('answers malformed JSON-RPC with its error codes, never a crash', async () => {

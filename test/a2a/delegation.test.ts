@@ -79,7 +79,44 @@ describe('delegation to a second switchboard over A2A', () => {
     expect(parsed).toMatchObject({ state: 'completed', peer: 'flights', text: 'BA2043 is the only direct flight; it leaves at 08:45.' });
     expect(parsed.domainData?.data).toEqual({ flights: [{ flightNumber: 'BA2043' }] });
     expect(events.some(({ event }) => event.type === 'turn' && event.turnState === 'delegated')).toBe(true);
+    // The flights agent's ack reached the person while the concierge waited, as progress.
+    const progress = events.flatMap(({ event }) => (event.type === 'part' && event.part.metadata.partType === 'progress' ? [event.part.text] : []));
+    expect(progress).toContain('Searching flights.');
     const envelopeData = events.flatMap(({ event }) => (event.type === 'part' && event.part.metadata.partType === 'domain-data' ? [event.part.data] : []));
     expect(envelopeData).toContainEqual({ 'peer:flights': { flights: [{ flightNumber: 'BA2043' }] } });
+  });
+
+  it('a peer that asks back (input-required) becomes a clarify to our person, whose answer goes back in the same task', async () => {
+    flights().fake.respondWith(scenarioScript({
+      fclarify: [
+        (call) => (call.texts.some((text) => text.includes('Gatwick'))
+          ? reply(respond([part('response', 'From Gatwick: BA2043 at 08:45.')], 'complete'))
+          : reply(respond([part('clarify', 'Gatwick or Heathrow?')], 'clarifying'))),
+      ],
+    }));
+    let open: { contextId: string; taskId: string; question: string } | undefined;
+    concierge().fake.respondWith(scenarioScript({
+      trip: [
+        () => reply(toolCall('ask_flights', { text: 'Flights to Corfu #fclarify' })),
+        (call) => {
+          open = JSON.parse(call.toolResults[0]?.content ?? '{}') as { contextId: string; taskId: string; question: string };
+          return reply(respond([part('clarify', open.question)], 'clarifying'));
+        },
+      ],
+      trip2: [
+        () => reply(toolCall('ask_flights', { text: 'Gatwick #fclarify', contextId: open?.contextId, taskId: open?.taskId })),
+        (call) => reply(respond([part('response', JSON.parse(call.toolResults[0]?.content ?? '{}').text as string)], 'complete')),
+      ],
+    }));
+    await concierge().post('corfu-ask', 'A flight to Corfu please #trip');
+    const asked = await concierge().settled('corfu-ask', 1, 30_000);
+    expect(open?.question).toBe('Gatwick or Heathrow?');
+    expect(asked.some(({ event }) => event.type === 'part' && event.part.metadata.partType === 'clarify' && event.part.text === 'Gatwick or Heathrow?')).toBe(true);
+    await concierge().post('corfu-ask', 'Gatwick #trip2');
+    const answered = await concierge().settled('corfu-ask', 2, 30_000);
+    const texts = answered.flatMap(({ event }) => (event.type === 'part' && event.part.metadata.partType === 'response' ? [event.part.text] : []));
+    expect(texts.at(-1)).toBe('From Gatwick: BA2043 at 08:45.');
+    const task = await flights().redis().hgetall(`${flights().prefix}:a2a:task:${open?.taskId ?? ''}`);
+    expect(Object.keys(task).length).toBeGreaterThan(0);
   });
 });

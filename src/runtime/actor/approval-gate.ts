@@ -31,6 +31,7 @@ export function requesterOf(first: Injection | undefined): ChannelIdentity {
     address: first.sender.id,
     verified: first.sender.verified,
     ...(first.sender.personId === undefined ? {} : { personId: first.sender.personId }),
+    ...(first.sender.agent === true ? { agent: true } : {}),
   };
 }
 
@@ -59,7 +60,8 @@ export async function requestApprovals(
       args: call.args,
       approvers: plan.approvers,
       requester,
-      allowRequester: plan.allowRequester,
+      // A peer that asked is never an approver, even where people may approve their own requests.
+      allowRequester: plan.allowRequester && requester.agent !== true,
       ttlMs: plan.ttlMs,
       replyTo: turn.replyTo,
     });

@@ -171,7 +171,9 @@ async function runToolBlock(context: ResponseContext, calls: ToolCallsSoFar, blo
   const handlerContext = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, tenantId: first?.tenantId, userId: first?.sender.id, personId: first?.sender.personId, delegation });
   const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, handlerContext);
   const plan = outcome.approvalRequired === undefined ? undefined : deps.approvals?.plan(block.name);
-  if (outcome.approvalRequired !== undefined && plan !== undefined && (plan.approvers.length > 0 || plan.allowRequester)) {
+  // A peer asks but never approves: with nobody else to approve, its request is refused at once.
+  const requesterApproves = plan?.allowRequester === true && first?.sender.agent !== true;
+  if (outcome.approvalRequired !== undefined && plan !== undefined && (plan.approvers.length > 0 || requesterApproves)) {
     calls.awaitingApproval.push({ toolUseId: block.id, toolName: block.name, args: outcome.approvalRequired.args });
     return;
   }

@@ -198,5 +198,10 @@ export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
     approvals: { type: 'array', items: approval },
     schedules: { type: 'array', items: schedule },
     peers: { type: 'array', items: peer },
+    models: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { llmContext: { ...nonEmptyText, description: 'the model that writes llm-context for peers, e.g. claude-haiku-5-5' } },
+    },
   },
 };

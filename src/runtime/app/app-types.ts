@@ -206,6 +206,11 @@ export interface SwitchboardConfig {
     readonly timezone?: string;
     readonly enabled?: boolean;
   }[];
+  /** Models the app sets beside its actors' own. */
+  readonly models?: {
+    /** Writes `llm-context` for peers that read it. Default `DEFAULT_TRANSLATOR_MODEL` (`claude-haiku-5-5`). */
+    readonly llmContext?: string;
+  };
   readonly peers?: readonly {
     readonly id: string;
     readonly name: string;

@@ -18,6 +18,8 @@ export interface ChannelIdentity {
    * `web session cookie; sign-in link: invite by operator`). Never used to match identities.
    */
   readonly basis?: string;
+  /** `true` for another agent (a peer): it may request an approval, never decide one. */
+  readonly agent?: boolean;
 }
 
 /** One pending or decided approval, as saved in Redis before the request goes out. */

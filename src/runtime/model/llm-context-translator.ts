@@ -97,7 +97,7 @@ function proseOf(response: ModelResponse): string {
  *
  * @example
  * const translator = cacheTranslationsByTurn(
- *   createModelTranslator({ model: core.model, modelName: app.config.llmContextModel ?? DEFAULT_TRANSLATOR_MODEL }),
+ *   createModelTranslator({ model: core.model, modelName: app.config.models?.llmContext ?? DEFAULT_TRANSLATOR_MODEL }),
  * );
  */
 export function createModelTranslator(options: ModelTranslatorOptions): LlmContextTranslator {

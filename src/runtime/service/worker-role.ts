@@ -71,7 +71,7 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
     respondTool: buildRespondTool(partTypes, turnStates),
     store: core.sessions,
     log,
-    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry(), translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: DEFAULT_TRANSLATOR_MODEL })) }) }),
+    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry(), translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: core.app.config.models?.llmContext ?? DEFAULT_TRANSLATOR_MODEL })) }) }),
     router: createToolRouter(),
     approvals,
   };
