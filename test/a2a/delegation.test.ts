@@ -105,7 +105,7 @@ describe('delegation to a second switchboard over A2A', () => {
       ],
       trip2: [
         () => reply(toolCall('ask_flights', { text: 'Gatwick #fclarify', contextId: open?.contextId, taskId: open?.taskId })),
-        (call) => reply(respond([part('response', JSON.parse(call.toolResults[0]?.content ?? '{}').text as string)], 'complete')),
+        (call) => reply(respond([part('response', (JSON.parse(call.toolResults[0]?.content ?? '{}') as { text: string }).text)], 'complete')),
       ],
     }));
     await concierge().post('corfu-ask', 'A flight to Corfu please #trip');
