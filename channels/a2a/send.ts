@@ -44,6 +44,11 @@ function finalStatus(task: Task, output: Extract<A2aOutput, { kind: 'final' }>, 
   return { kind: 'statusUpdate', data: { ...where, status: { state, message, timestamp: new Date().toISOString() }, metadata } };
 }
 
+/** Whether `output` may end the task's round: a failure, or the turn's settlement. */
+function endsTask(output: A2aOutput): boolean {
+  return output.kind === 'final' || (output.kind === 'statusUpdate' && output.data.status?.state === TaskState.TASK_STATE_FAILED);
+}
+
 /** The output as stored: a failure of a task whose peer asked to cancel it is its cancellation. */
 function asCanceled(output: A2aOutput, canceled: boolean): A2aOutput {
   if (!canceled || output.kind !== 'statusUpdate' || output.data.status?.state !== TaskState.TASK_STATE_FAILED) return output;
@@ -58,7 +63,8 @@ export async function sendToTask(log: TaskLog, delivery: OutboundDelivery): Prom
   const { taskId } = taskOf(delivery.destination);
   if (taskId === '') throw new SwitchboardError('delivery.failed', 'An a2a delivery names no task.', { details: { permanent: true, address: delivery.destination.address } });
   const output = delivery.payload as unknown as A2aOutput;
-  const canceled = await log.cancelRequested(taskId);
+  // Only an ending can be a cancellation: the flag is read for those alone (one read less per part).
+  const canceled = endsTask(output) && (await log.cancelRequested(taskId));
   const event = output.kind === 'final' ? await finalEvent(log, taskId, output, canceled) : asCanceled(output, canceled);
   if (event === undefined || event.kind === 'final') return {};
   const id = await log.append(taskId, event, delivery.idempotencyKey);

@@ -182,11 +182,25 @@ describe('A2A server', () => {
     // The model is in its second step when the peer cancels; the turn stops before a third.
     await waitFor(() => gates.has('cancel'), 'the second step waits');
     const canceling = client.cancelTask({ id: started.id, tenant: '', metadata: {} });
+    // The step ends once the cancellation is recorded, as it would when the peer is quicker than the model.
+    await waitFor(async () => (await sb().redis().exists(`${sb().prefix}:a2a:task:${started.id}:cancel`)) === 1, 'the cancellation is recorded');
     await release('cancel');
     const canceled = await canceling;
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     const calls = sb().fake.requests.filter((request) => JSON.stringify(request.body ?? {}).includes('#cancel')).length;
     expect(calls).toBe(2);
+  });
+
+  it('CancelTask ends a task that waits for an approval (the waiting turn is woken) or for the peer\'s answer', async () => {
+    useScenarios();
+    const client = await peerClient(sb().url, CALLER_TOKEN, 'HTTP+JSON');
+    const waiting = await client.sendMessage({ message: userMessage('pay INV-10 #pay'), configuration: undefined, metadata: {}, tenant: '' });
+    if (!('id' in waiting)) throw new Error('expected a task');
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
+    expect((await client.cancelTask({ id: waiting.id, tenant: '', metadata: {} })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const asked = await sendAndWait('JSONRPC', 'book a flight #ask');
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect((await client.cancelTask({ id: asked.id, tenant: '', metadata: {} })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
   it('an approval in the middle: auth-required with the approval request, then completed once the finance desk approves', async () => {
