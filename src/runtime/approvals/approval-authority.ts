@@ -32,7 +32,8 @@ export function decidedByLabel(record: Pick<ApprovalRecord, 'decidedBy'>): strin
   return record.decidedBy === undefined ? undefined : (record.decidedBy.personId ?? record.decidedBy.address);
 }
 
-/** How a person is named in messages: their `personId`, else `<channel> <address>`. */
+/** How a person (or a peer) is named in messages: `peer <id>` for another agent, else their `personId`, else `<channel> <address>`. */
 export function describeIdentity(identity: ChannelIdentity): string {
+  if (identity.agent === true) return `peer ${identity.address.replace(/^peer:/, '')}`;
   return identity.personId ?? `${identity.channel} ${identity.address}`;
 }
