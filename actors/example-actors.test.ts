@@ -9,7 +9,7 @@ import type { ActorConfig } from '../src/runtime/actor/actor-config.ts';
 import { loadApp } from '../src/runtime/app/load-app.ts';
 import { isToolModuleFile } from '../src/runtime/app/load-tools.ts';
 import { resolveRecipient } from '../src/runtime/proactive/resolve-recipient.ts';
-import { registerNotify } from '../src/runtime/service/proactive-wiring.ts';
+import { registerNotify } from '../service/proactive-wiring.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 let actors: readonly ActorConfig[] = [];

@@ -12,7 +12,7 @@ import { createA2aChannelModule } from '../channels/a2a/index.ts';
 import { CHANNEL_MODULES } from '../channels/registry.ts';
 import { createWebEventStore } from '../channels/web/stream/event-store.ts';
 import { loadEnv } from '../src/config/env.ts';
-import { startService, type Service, type ServiceRole } from '../src/runtime/service/create-service.ts';
+import { startService, type Service, type ServiceRole } from '../service/create-service.ts';
 import { createWebClient } from '../test/web/web-client.ts';
 import { createJsonPoster } from './http-post.ts';
 import { instantModel } from './instant-model.ts';

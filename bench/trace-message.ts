@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { createWebEventStore } from '../channels/web/stream/event-store.ts';
 import { loadEnv } from '../src/config/env.ts';
 import { startEmbeddedRedis } from '../src/runtime/redis/embedded-redis.ts';
-import { startService } from '../src/runtime/service/create-service.ts';
+import { startService } from '../service/create-service.ts';
 import { createWebClient } from '../test/web/web-client.ts';
 import { instantModel } from './instant-model.ts';
 

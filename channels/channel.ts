@@ -4,7 +4,7 @@
  * `channels/` with the same inner shape (`index.ts`, `inbound`, `normalise`, `render`, `send`,
  * `approvals`, `doctor`, tests) and one line in `channels/registry.ts`. See `channels/README.md`.
  *
- * Types only: the service wires every channel the same way (`src/runtime/service/channel-wiring.ts`).
+ * Types only: the service wires every channel the same way (`service/channel-wiring.ts`).
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';

@@ -26,7 +26,7 @@ const CHANNEL_SDKS = ['twilio', '@slack/bolt', '@slack/web-api', '@slack/socket-
 
 describe('channel SDKs load only with their channel', () => {
   it('a service that runs no channel but the web chat loads none of them', async () => {
-    const loaded = await packagesLoadedBy(['./src/runtime/service/create-service.ts', './channels/registry.ts']);
+    const loaded = await packagesLoadedBy(['./service/create-service.ts', './channels/registry.ts']);
     expect(CHANNEL_SDKS.filter((name) => loaded.has(name))).toEqual([]);
     expect(loaded.has('ioredis')).toBe(true);
   });

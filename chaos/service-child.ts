@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadEnv } from '../src/config/env.ts';
-import { startService } from '../src/runtime/service/create-service.ts';
+import { startService } from '../service/create-service.ts';
 import { serveUntilStopped } from '../test/support/child-ready.ts';
 
 /** What a service child is told; `processes.ts` writes it. */

@@ -3,7 +3,7 @@
  * `Authorization: Bearer <token>`.
  */
 import type { PeerConfig } from '../../src/runtime/app/app-types.ts';
-import { safeEqual } from '../kit/signing.ts';
+import { safeEqual } from '../../src/runtime/crypto/signing.ts';
 
 /** Authenticates peers' requests; see {@link createPeerAuth}. */
 export interface PeerAuth {

@@ -7,7 +7,7 @@
  * - an answer:           `sb.d.<26 base32 chars of HMAC(idempotency key)>@<domain>`
  * - an approval request: `sb.a.<approval id>.<recipient tag>.<mac>@<domain>`
  */
-import { hmac, safeEqual } from '../kit/signing.ts';
+import { hmac, safeEqual } from '../../src/runtime/crypto/signing.ts';
 import { isApprovalId } from '../../src/runtime/approvals/approval-id.ts';
 
 /** Options of {@link createMessageIds}. */

@@ -109,3 +109,39 @@ describe('runtime boundary', () => {
     expect(channelImports("import { ImapFlow } from 'imapflow';\nimport type { App } from '@slack/bolt';\nimport { Redis } from 'ioredis';")).toEqual(['imapflow', '@slack/bolt']);
   });
 });
+
+/**
+ * Layers point one way: `src/` (the protocol core and the runtime) is below the channels, the
+ * queues and the service that assembles them, so none of its sources imports from those folders.
+ */
+const SRC_DIR = resolve(CORE_DIR, '..');
+const ROOT = resolve(SRC_DIR, '..');
+const ABOVE = ['channels', 'queues', 'service'];
+
+/** The non-test sources under `dir`. */
+function sources(dir: string): string[] {
+  return sourceFiles(dir).filter((file) => !file.endsWith('.test.ts'));
+}
+
+/** The folder above `src/` that `specifier`, imported by `file`, reaches into, if any. */
+function reachesAbove(file: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const top = relative(ROOT, resolve(dirname(file), specifier)).split('/')[0] ?? '';
+  return ABOVE.includes(top) ? top : undefined;
+}
+
+describe('layers', () => {
+  it('src/ imports nothing from channels/, queues/ or service/', () => {
+    const upward = sources(SRC_DIR).flatMap((file) =>
+      importSpecifiers(readFileSync(file, 'utf8')).flatMap((specifier) => (reachesAbove(file, specifier) === undefined ? [] : [`${relative(ROOT, file)} imports ${specifier}`])),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('would catch an import that runs back up', () => {
+    const file = join(SRC_DIR, 'runtime', 'artifacts', 'example.ts');
+    expect(reachesAbove(file, '../../../channels/kit/kept-secret.ts')).toBe('channels');
+    expect(reachesAbove(file, '../../../service/create-service.ts')).toBe('service');
+    expect(reachesAbove(file, '../redis/redis-client.ts')).toBeUndefined();
+  });
+});

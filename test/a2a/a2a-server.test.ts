@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { loadEnv } from '../../src/config/env.ts';
 import { findFreePort as freePort } from '../../src/runtime/redis/free-port.ts';
-import { startService, type Service } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service } from '../../service/create-service.ts';
 import { peerClient, userMessage, type A2aBinding } from '../support/a2a-client.ts';
 import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, type ScenarioStep } from '../support/scenario-model.ts';

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { webChannel } from '../../channels/web/index.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { writeApp } from '../../src/runtime/app/app-test-fixtures.ts';
-import { startService, type Service } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service } from '../../service/create-service.ts';
 import { createEventLog } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';

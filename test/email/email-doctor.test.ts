@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailDoctor } from '../../channels/email/doctor.ts';
 import type { DoctorCheck } from '../../channels/channel.ts';
-import { runDoctor } from '../../src/cli/doctor.ts';
+import { runDoctor } from '../../service/cli/doctor.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import type { SwitchboardEnv } from '../../src/config/env-types.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';

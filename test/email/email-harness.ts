@@ -12,7 +12,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createEmailChannel, type EmailChannelOptions } from '../../channels/email/index.ts';
 import { webChannel } from '../../channels/web/index.ts';
 import { loadEnv } from '../../src/config/env.ts';
-import { startService, type Service, type ServiceRole } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service, type ServiceRole } from '../../service/create-service.ts';
 import type { FakeScript } from '../fakes/fake-anthropic-types.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic } from '../fakes/fake-anthropic-types.ts';

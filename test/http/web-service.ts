@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadEnv } from '../../src/config/env.ts';
-import { startService, type Service, type ServiceOptions } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service, type ServiceOptions } from '../../service/create-service.ts';
 import { uniquePrefix } from '../support/redis.ts';
 import { useStarted } from '../support/use-started.ts';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { slackChannel } from '../../channels/slack/index.ts';
 import { webChannel } from '../../channels/web/index.ts';
 import { loadEnv } from '../../src/config/env.ts';
-import { startService, type Service, type ServiceRole } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service, type ServiceRole } from '../../service/create-service.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic, FakeScript } from '../fakes/fake-anthropic-types.ts';
 import { startFakeSlack } from '../fakes/fake-slack.ts';

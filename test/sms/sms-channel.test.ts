@@ -14,7 +14,7 @@ import { createSmsStore } from '../../channels/sms/sms-store.ts';
 import { createDeliveryFailures } from '../../queues/delivery-failures.ts';
 import { webChannel } from '../../channels/web/index.ts';
 import { loadEnv } from '../../src/config/env.ts';
-import { startService, type Service } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service } from '../../service/create-service.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic } from '../fakes/fake-anthropic-types.ts';
 import { startFakeTwilio } from '../fakes/fake-twilio.ts';

@@ -29,7 +29,7 @@ import { createWebEventStore, type WebEventStore } from '../../channels/web/stre
 import { outboundQueueName } from '../../queues/outbound-queue.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { removeApps, writeApp, type AppFiles } from '../../src/runtime/app/app-test-fixtures.ts';
-import { startService, type Service } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service } from '../../service/create-service.ts';
 import { createEventLog } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { appBookingLedger, type Booking } from '../../tools/_bookings.ts';

@@ -8,7 +8,7 @@ import { loadEnv } from '../../src/config/env.ts';
 import type { ModelClient } from '../../src/runtime/model/model-types.ts';
 import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
-import { startService, type Service, type ServiceRole } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service, type ServiceRole } from '../../service/create-service.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic } from '../fakes/fake-anthropic-types.ts';
 import { uniquePrefix } from './redis.ts';

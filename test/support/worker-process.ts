@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { loadEnv } from '../../src/config/env.ts';
-import { startService } from '../../src/runtime/service/create-service.ts';
+import { startService } from '../../service/create-service.ts';
 
 interface WorkerConfig {
   readonly redisUrl: string;

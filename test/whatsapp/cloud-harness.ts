@@ -13,7 +13,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { webChannel } from '../../channels/web/index.ts';
 import { whatsappChannel } from '../../channels/whatsapp/index.ts';
 import { loadEnv } from '../../src/config/env.ts';
-import { startService, type Service } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service } from '../../service/create-service.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic, FakeScript } from '../fakes/fake-anthropic-types.ts';
 import { startFakeGraph } from '../fakes/fake-graph.ts';

@@ -14,7 +14,7 @@ import { createLease } from '../../channels/kit/lease/lease.ts';
 import { createLinkStateStore, type LinkStateUpdate } from '../../channels/whatsapp/web/link-state.ts';
 import { webKeys } from '../../channels/whatsapp/web/web-keys.ts';
 import { webDoctor } from '../../channels/whatsapp/web/web-doctor.ts';
-import { runDoctor } from '../../src/cli/doctor.ts';
+import { runDoctor } from '../../service/cli/doctor.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import type { RedisEnv, WhatsAppWebEnv } from '../../src/config/env-types.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';

@@ -13,7 +13,7 @@ import type { ChannelModule } from '../../channels/channel.ts';
 import { webChannel } from '../../channels/web/index.ts';
 import { createWhatsAppChannel } from '../../channels/whatsapp/index.ts';
 import { loadEnv } from '../../src/config/env.ts';
-import { startService, type Service, type ServiceRole } from '../../src/runtime/service/create-service.ts';
+import { startService, type Service, type ServiceRole } from '../../service/create-service.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic, FakeScript } from '../fakes/fake-anthropic-types.ts';
 import { createFakeWwebjs, type FakeWwebjs } from '../fakes/fake-wwebjs.ts';

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createWebListener } from '../../channels/whatsapp/web/web-listener.ts';
 import { createRedisArtifactStore } from '../../src/runtime/artifacts/redis-artifact-store.ts';
-import { createSingletonRunner } from '../../src/runtime/service/singleton-runner.ts';
+import { createSingletonRunner } from '../../service/singleton-runner.ts';
 import { createFakeWwebjs } from '../fakes/fake-wwebjs.ts';
 
 interface SessionProcessConfig {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hmac } from '../../kit/signing.ts';
+import { hmac } from '../../../src/runtime/crypto/signing.ts';
 import { macMatches } from './remembered-mac.ts';
 
 describe('remembered MACs', () => {

@@ -5,7 +5,7 @@
  * matched are kept, so forged cookies (any well-formed session id) neither fill nor flush the
  * memory; the comparison stays constant-time (`sameMac`).
  */
-import { hmac, sameMac } from '../../kit/signing.ts';
+import { hmac, sameMac } from '../../../src/runtime/crypto/signing.ts';
 
 /** How many MACs are remembered per secret before the memory is emptied and starts again. */
 const REMEMBERED_PER_SECRET = 10_000;

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { requireJsonContentType } from '../../../src/runtime/http/request-body.ts';
-import { hmac } from '../../kit/signing.ts';
+import { hmac } from '../../../src/runtime/crypto/signing.ts';
 import { macMatches } from './remembered-mac.ts';
 
 /** The header the page sends its CSRF token in. */

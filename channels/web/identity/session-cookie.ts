@@ -4,7 +4,7 @@
  * also still exist in Redis (see `session-store.ts`) before it identifies anyone.
  */
 import type { IncomingMessage } from 'node:http';
-import { hmac, isRandomToken } from '../../kit/signing.ts';
+import { hmac, isRandomToken } from '../../../src/runtime/crypto/signing.ts';
 import { macMatches } from './remembered-mac.ts';
 
 /** The cookie's name. */

@@ -4,7 +4,7 @@
  * cookie, however well signed, no longer identifies anyone.
  */
 import type { Redis } from 'ioredis';
-import { randomToken } from '../../kit/signing.ts';
+import { randomToken } from '../../../src/runtime/crypto/signing.ts';
 
 /** Default of {@link SessionStoreOptions.ttlMs}: 30 days. */
 export const DEFAULT_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@
  * first use takes it (`GETDEL`), so a link works once.
  */
 import type { Redis } from 'ioredis';
-import { isRandomToken, randomToken, sha256Hex } from '../../kit/signing.ts';
+import { isRandomToken, randomToken, sha256Hex } from '../../../src/runtime/crypto/signing.ts';
 
 /** Default of {@link SignInLinkOptions.ttlMs}: 15 minutes. */
 export const DEFAULT_SIGN_IN_TTL_MS = 15 * 60 * 1000;

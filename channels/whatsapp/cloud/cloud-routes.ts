@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import type { Route } from '../../../src/runtime/http/router.ts';
-import { safeEqual } from '../../kit/signing.ts';
+import { safeEqual } from '../../../src/runtime/crypto/signing.ts';
 import type { WhatsAppIntake } from '../whatsapp-event.ts';
 import { cloudEvent, receivedAt } from './cloud-event.ts';
 import { keepCloudMedia, type CloudMediaOptions } from './cloud-media.ts';

@@ -1,7 +1,7 @@
 /** Meta's webhook signature and the verify-token comparison. */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { safeEqual } from '../../kit/signing.ts';
+import { safeEqual } from '../../../src/runtime/crypto/signing.ts';
 import { hubSignature, isValidHubSignature } from './signature.ts';
 
 const SECRET = 'app-secret-for-tests';

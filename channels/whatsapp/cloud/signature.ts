@@ -1,7 +1,7 @@
 /**
  * Meta's webhook checks: `X-Hub-Signature-256` (`sha256=` and the hex HMAC-SHA256 of the raw body,
  * keyed with the app secret), compared in constant time. The handshake's `hub.verify_token` is
- * compared with `safeEqual` (`channels/kit/signing.ts`).
+ * compared with `safeEqual` (`src/runtime/crypto/signing.ts`).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

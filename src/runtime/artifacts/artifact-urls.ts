@@ -5,7 +5,7 @@
  * another artifact or kept alive longer. Files are always served as downloads, never rendered in
  * the service's origin.
  */
-import { hmac, safeEqual } from '../../../channels/kit/signing.ts';
+import { hmac, safeEqual } from '../crypto/signing.ts';
 import { SwitchboardError } from '../../protocol/errors.ts';
 import type { Route } from '../http/router.ts';
 import type { ArtifactStore } from './artifact-store.ts';

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { isRandomToken, randomToken } from '../../../channels/kit/signing.ts';
+import { isRandomToken, randomToken } from '../crypto/signing.ts';
 import { SwitchboardError } from '../../protocol/errors.ts';
 import type { ArtifactMeta, ArtifactStore, NewArtifact } from './artifact-store.ts';
 

@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { SwitchboardEnv } from '../../config/env-types.ts';
-import { DEFAULT_ANTHROPIC_BASE_URL } from '../../config/env.ts';
-import { createAnthropicModelClient } from '../model/anthropic-model-client.ts';
-import type { ModelClient } from '../model/model-types.ts';
-import { createUnconfiguredModelClient } from '../model/unconfigured-model-client.ts';
+import type { SwitchboardEnv } from '../src/config/env-types.ts';
+import { DEFAULT_ANTHROPIC_BASE_URL } from '../src/config/env.ts';
+import { createAnthropicModelClient } from '../src/runtime/model/anthropic-model-client.ts';
+import type { ModelClient } from '../src/runtime/model/model-types.ts';
+import { createUnconfiguredModelClient } from '../src/runtime/model/unconfigured-model-client.ts';
 
 /** The model client the environment configures, whether it is configured, and what is missing. */
 export interface ModelFromEnv {

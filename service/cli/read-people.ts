@@ -2,10 +2,10 @@
  * The people of an app's `switchboard.yaml`, read on their own (no actors, no tools) for commands
  * that only need them, such as `switchboard invite`.
  */
-import { AppProblems, appInvalidError } from '../runtime/app/app-problems.ts';
-import type { Person } from '../runtime/app/app-types.ts';
-import { readSwitchboardFile } from '../runtime/app/read-switchboard-file.ts';
-import { resolvePeople } from '../runtime/app/resolve-people.ts';
+import { AppProblems, appInvalidError } from '../../src/runtime/app/app-problems.ts';
+import type { Person } from '../../src/runtime/app/app-types.ts';
+import { readSwitchboardFile } from '../../src/runtime/app/read-switchboard-file.ts';
+import { resolvePeople } from '../../src/runtime/app/resolve-people.ts';
 
 /**
  * Reads and checks the people of the app in `dir`.

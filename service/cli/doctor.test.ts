@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startFakeAnthropic } from '../../test/fakes/fake-anthropic.ts';
 import { useRedis } from '../../test/support/redis.ts';
-import { loadEnv } from '../config/env.ts';
+import { loadEnv } from '../../src/config/env.ts';
 import { runDoctor } from './doctor.ts';
 
 const redisUrl = useRedis();

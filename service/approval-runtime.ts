@@ -4,10 +4,10 @@
  * resume the turn).
  */
 import type { Logger } from 'pino';
-import { createApprovalExpiry } from '../../../queues/approval-expiry-queue.ts';
-import type { RedisConnectionInput } from '../../../queues/redis-connections.ts';
-import type { TurnQueue } from '../../../queues/turn-queue.ts';
-import type { ApprovalRecord, ApprovalStore, DecisionAttempt, DecisionOutcome } from '../approvals/approval-types.ts';
+import { createApprovalExpiry } from '../queues/approval-expiry-queue.ts';
+import type { RedisConnectionInput } from '../queues/redis-connections.ts';
+import type { TurnQueue } from '../queues/turn-queue.ts';
+import type { ApprovalRecord, ApprovalStore, DecisionAttempt, DecisionOutcome } from '../src/runtime/approvals/approval-types.ts';
 import { approvalDestinations } from './approval-announcements.ts';
 import type { WiredChannels } from './channel-wiring.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApprovalAuditEntry, ApprovalRecord } from '../runtime/approvals/approval-types.ts';
+import type { ApprovalAuditEntry, ApprovalRecord } from '../../src/runtime/approvals/approval-types.ts';
 import { APPROVALS_USAGE, runApprovalsCommand } from './approvals-command.ts';
 import { readOnlyApprovalStore } from '../../test/support/read-only-approval-store.ts';
 import { sampleApproval } from '../../test/support/approval-fixtures.ts';

@@ -3,8 +3,8 @@
  * `switchboard approvals show <id>`: the operator's look at approvals from a terminal.
  */
 
-import { summarizeArgs } from '../protocol/envelope/approval-surface.ts';
-import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore, ChannelIdentity } from '../runtime/approvals/approval-types.ts';
+import { summarizeArgs } from '../../src/protocol/envelope/approval-surface.ts';
+import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore, ChannelIdentity } from '../../src/runtime/approvals/approval-types.ts';
 
 /** Where the command writes (stdout in the CLI). */
 export interface CommandOutput {

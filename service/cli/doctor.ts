@@ -1,8 +1,8 @@
 import type { ChannelModule, DoctorCheck } from '../../channels/channel.ts';
 import { CHANNEL_MODULES } from '../../channels/registry.ts';
-import type { SwitchboardEnv } from '../config/env-types.ts';
-import { startEmbeddedRedis } from '../runtime/redis/embedded-redis.ts';
-import { createRedisClient, isCluster, redisScanNodes } from '../runtime/redis/redis-client.ts';
+import type { SwitchboardEnv } from '../../src/config/env-types.ts';
+import { startEmbeddedRedis } from '../../src/runtime/redis/embedded-redis.ts';
+import { createRedisClient, isCluster, redisScanNodes } from '../../src/runtime/redis/redis-client.ts';
 
 /** One line of the doctor's table. */
 type Check = DoctorCheck;

@@ -3,10 +3,10 @@
  * the channels that can reach them. Requests go out when the turn suspends; updates (decided,
  * expired) go everywhere the request was shown, so every card and thread ends in its final state.
  */
-import type { ChannelAdaptor } from '../../../channels/channel.ts';
-import type { ApprovalRecord } from '../approvals/approval-types.ts';
-import type { Destination } from '../injection.ts';
-import type { EmittedPart } from '../session/turn-record.ts';
+import type { ChannelAdaptor } from '../channels/channel.ts';
+import type { ApprovalRecord } from '../src/runtime/approvals/approval-types.ts';
+import type { Destination } from '../src/runtime/injection.ts';
+import type { EmittedPart } from '../src/runtime/session/turn-record.ts';
 import type { WiredChannels } from './channel-wiring.ts';
 
 function sameDestination(a: Destination, b: Destination): boolean {

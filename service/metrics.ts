@@ -1,4 +1,4 @@
-import type { ModelClient } from '../model/model-types.ts';
+import type { ModelClient } from '../src/runtime/model/model-types.ts';
 
 type Labels = Readonly<Record<string, string>>;
 

@@ -4,12 +4,12 @@
  * (under a singleton lease when it has one). `create-service.ts` calls this once; it does not
  * change when a channel is added.
  */
-import type { ChannelAdaptor, ChannelContext, ChannelListener, ChannelModule, RunningListener } from '../../../channels/channel.ts';
-import type { ChannelSender, OutboundDelivery } from '../../../queues/outbound-types.ts';
-import type { ChannelDelivery, Delivery } from '../delivery/turn-delivery.ts';
-import type { RenderInput } from '../delivery/render-input.ts';
-import type { Route } from '../http/router.ts';
-import type { Destination } from '../injection.ts';
+import type { ChannelAdaptor, ChannelContext, ChannelListener, ChannelModule, RunningListener } from '../channels/channel.ts';
+import type { ChannelSender, OutboundDelivery } from '../queues/outbound-types.ts';
+import type { ChannelDelivery, Delivery } from '../src/runtime/delivery/turn-delivery.ts';
+import type { RenderInput } from '../src/runtime/delivery/render-input.ts';
+import type { Route } from '../src/runtime/http/router.ts';
+import type { Destination } from '../src/runtime/injection.ts';
 
 /** The outbound queues as the wiring needs them (see `queues/outbound-queue.ts`). */
 export interface OutboundPort {

@@ -6,8 +6,8 @@
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createLease } from '../../../channels/kit/lease/lease.ts';
-import { runSingleton } from '../../../channels/kit/lease/run-singleton.ts';
+import { createLease } from '../channels/kit/lease/lease.ts';
+import { runSingleton } from '../channels/kit/lease/run-singleton.ts';
 import type { SingletonRunner } from './channel-wiring.ts';
 
 /** Options of {@link createSingletonRunner}. */

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import type { ProxyRange, SwitchboardEnv } from '../../config/env-types.ts';
-import type { ActorConfig } from '../actor/actor-config.ts';
-import type { LoadedApp } from '../app/load-app.ts';
-import { agentCardJson, serviceAgentCard } from '../app/service-agent-card.ts';
-import { authorize } from '../http/operator-access.ts';
-import { sendJson, type Route } from '../http/router.ts';
+import type { ProxyRange, SwitchboardEnv } from '../src/config/env-types.ts';
+import type { ActorConfig } from '../src/runtime/actor/actor-config.ts';
+import type { LoadedApp } from '../src/runtime/app/load-app.ts';
+import { agentCardJson, serviceAgentCard } from '../src/runtime/app/service-agent-card.ts';
+import { authorize } from '../src/runtime/http/operator-access.ts';
+import { sendJson, type Route } from '../src/runtime/http/router.ts';
 import type { Metrics } from './metrics.ts';
 
 /** Options of {@link createOpsRoutes}. */

@@ -2,16 +2,16 @@
  * The service speaking first: the `notify` tool (an actor messages a known person on their
  * channel) and `schedules:` (a turn at each cron tick, answered to the named recipient).
  */
-import type { ChannelModule } from '../../../channels/channel.ts';
-import { createScheduler, type Scheduler } from '../../../queues/schedule-queue.ts';
-import type { RedisConnectionInput } from '../../../queues/redis-connections.ts';
-import type { SwitchboardEnv } from '../../config/env-types.ts';
-import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
-import type { BuiltinToolsContext } from '../app/load-app.ts';
-import type { LoadedApp } from '../app/app-types.ts';
-import type { Injection } from '../injection.ts';
-import { createNotifyTool } from '../proactive/notify-tool.ts';
-import { createScheduleTicks } from '../proactive/schedule-ticks.ts';
+import type { ChannelModule } from '../channels/channel.ts';
+import { createScheduler, type Scheduler } from '../queues/schedule-queue.ts';
+import type { RedisConnectionInput } from '../queues/redis-connections.ts';
+import type { SwitchboardEnv } from '../src/config/env-types.ts';
+import type { ToolRegistry } from '../src/protocol/tools/tool-registry.ts';
+import type { BuiltinToolsContext } from '../src/runtime/app/load-app.ts';
+import type { LoadedApp } from '../src/runtime/app/app-types.ts';
+import type { Injection } from '../src/runtime/injection.ts';
+import { createNotifyTool } from '../src/runtime/proactive/notify-tool.ts';
+import { createScheduleTicks } from '../src/runtime/proactive/schedule-ticks.ts';
 import type { WiredChannels } from './channel-wiring.ts';
 import type { Logger } from 'pino';
 

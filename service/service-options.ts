@@ -3,13 +3,13 @@
  * modules.
  */
 import type { Logger } from 'pino';
-import type { ChannelModule } from '../../../channels/channel.ts';
-import type { ClusterConnectionOptions, RedisConnectionOptions } from '../../../queues/redis-connections.ts';
-import type { SwitchboardEnv } from '../../config/env-types.ts';
-import type { HttpServerLimits } from '../http/http-server.ts';
-import type { ModelClient } from '../model/model-types.ts';
-import type { EventLogArchive } from '../session/event-log.ts';
-import { parseRedisTarget } from '../redis/redis-target.ts';
+import type { ChannelModule } from '../channels/channel.ts';
+import type { ClusterConnectionOptions, RedisConnectionOptions } from '../queues/redis-connections.ts';
+import type { SwitchboardEnv } from '../src/config/env-types.ts';
+import type { HttpServerLimits } from '../src/runtime/http/http-server.ts';
+import type { ModelClient } from '../src/runtime/model/model-types.ts';
+import type { EventLogArchive } from '../src/runtime/session/event-log.ts';
+import { parseRedisTarget } from '../src/runtime/redis/redis-target.ts';
 
 /** Which parts of switchboard a process runs. */
 export type ServiceRole = 'all' | 'web' | 'worker';

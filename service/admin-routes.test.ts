@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../../test/web/http-test-server.ts';
-import type { ApprovalAuditEntry, ApprovalRecord } from '../approvals/approval-types.ts';
-import type { FailedDelivery } from '../../../queues/delivery-failures.ts';
+import { startTestServer, type TestServer } from '../test/web/http-test-server.ts';
+import type { ApprovalAuditEntry, ApprovalRecord } from '../src/runtime/approvals/approval-types.ts';
+import type { FailedDelivery } from '../queues/delivery-failures.ts';
 import { createAdminRoutes, describeDeliveryFailure, escapeHtml, type FailedDeliveriesQuery } from './admin-routes.ts';
-import { readOnlyApprovalStore } from '../../../test/support/read-only-approval-store.ts';
-import { sampleApproval } from '../../../test/support/approval-fixtures.ts';
+import { readOnlyApprovalStore } from '../test/support/read-only-approval-store.ts';
+import { sampleApproval } from '../test/support/approval-fixtures.ts';
 
 const TOKEN = 'admin-token-0123456789abcdef0123456789';
 

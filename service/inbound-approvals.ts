@@ -7,10 +7,10 @@
  * message never reaches an actor. Runs in the inbound worker, so a decision is as durable as any
  * message: it was enqueued before the provider was answered.
  */
-import { createChannelDecisions } from '../../../channels/kit/approvals/channel-decisions.ts';
-import type { ApprovalStore, DecisionAttempt, DecisionOutcome } from '../approvals/approval-types.ts';
-import { decisionAnswer } from '../../../channels/kit/approvals/decision-answers.ts';
-import type { Injection } from '../injection.ts';
+import { createChannelDecisions } from '../channels/kit/approvals/channel-decisions.ts';
+import type { ApprovalStore, DecisionAttempt, DecisionOutcome } from '../src/runtime/approvals/approval-types.ts';
+import { decisionAnswer } from '../channels/kit/approvals/decision-answers.ts';
+import type { Injection } from '../src/runtime/injection.ts';
 import type { WiredChannels } from './channel-wiring.ts';
 
 /** Options of {@link createInboundApprovals}. */

@@ -6,13 +6,13 @@
  * needs `Authorization: Bearer <token>`; without one only loopback clients are served.
  */
 
-import type { ProxyRange } from '../../config/env-types.ts';
-import type { FailedDelivery } from '../../../queues/delivery-failures.ts';
-import { summarizeArgs } from '../../protocol/envelope/approval-surface.ts';
-import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore, ChannelIdentity } from '../approvals/approval-types.ts';
-import { authorize } from '../http/operator-access.ts';
-import { sendJson, type Route } from '../http/router.ts';
-import { sendHtmlPage, serverPagePolicy } from '../http/security-headers.ts';
+import type { ProxyRange } from '../src/config/env-types.ts';
+import type { FailedDelivery } from '../queues/delivery-failures.ts';
+import { summarizeArgs } from '../src/protocol/envelope/approval-surface.ts';
+import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore, ChannelIdentity } from '../src/runtime/approvals/approval-types.ts';
+import { authorize } from '../src/runtime/http/operator-access.ts';
+import { sendJson, type Route } from '../src/runtime/http/router.ts';
+import { sendHtmlPage, serverPagePolicy } from '../src/runtime/http/security-headers.ts';
 
 /** What the operator page shows besides approvals: queue depths and sessions with a turn in progress. */
 export interface OperationsSnapshot {

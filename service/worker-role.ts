@@ -3,24 +3,24 @@
  * turn worker (one turn per session at a time), approval expiries, the channels' outbound workers
  * and listeners.
  */
-import { createInboundWorker } from '../../../queues/inbound-queue.ts';
-import { createTurnWorker } from '../../../queues/turn-queue.ts';
-import { DEFAULT_TRANSLATOR_MODEL } from '../../config/models.ts';
-import { cacheTranslationsByTurn } from '../../protocol/envelope/llm-context.ts';
-import { createSurfaceTemplateRegistry } from '../../protocol/envelope/surface-templates.ts';
-import { buildRespondTool } from '../../protocol/respond/respond-schema.ts';
-import { approvalsReady, type ApprovalGate } from '../actor/approval-gate.ts';
-import { approverPlan } from '../actor/approval-policy-config.ts';
-import { runSessionTurns } from '../actor/turn-runner.ts';
-import type { TurnRunnerDeps } from '../actor/turn-runner-deps.ts';
-import type { MidTurnMode } from '../actor/actor-config.ts';
-import { ROUTABLE_CHANNELS, type RoutableChannel } from '../app/app-types.ts';
-import { createSettlement } from '../delivery/settle-turn.ts';
-import { createTurnDelivery } from '../delivery/turn-delivery.ts';
-import { createModelTranslator } from '../model/llm-context-translator.ts';
-import { createToolRouter } from '../router/tool-router.ts';
-import { createBufferedEventLog } from '../session/buffered-event-log.ts';
-import type { EventLog } from '../session/event-log.ts';
+import { createInboundWorker } from '../queues/inbound-queue.ts';
+import { createTurnWorker } from '../queues/turn-queue.ts';
+import { DEFAULT_TRANSLATOR_MODEL } from '../src/config/models.ts';
+import { cacheTranslationsByTurn } from '../src/protocol/envelope/llm-context.ts';
+import { createSurfaceTemplateRegistry } from '../src/protocol/envelope/surface-templates.ts';
+import { buildRespondTool } from '../src/protocol/respond/respond-schema.ts';
+import { approvalsReady, type ApprovalGate } from '../src/runtime/actor/approval-gate.ts';
+import { approverPlan } from '../src/runtime/actor/approval-policy-config.ts';
+import { runSessionTurns } from '../src/runtime/actor/turn-runner.ts';
+import type { TurnRunnerDeps } from '../src/runtime/actor/turn-runner-deps.ts';
+import type { MidTurnMode } from '../src/runtime/actor/actor-config.ts';
+import { ROUTABLE_CHANNELS, type RoutableChannel } from '../src/runtime/app/app-types.ts';
+import { createSettlement } from '../src/runtime/delivery/settle-turn.ts';
+import { createTurnDelivery } from '../src/runtime/delivery/turn-delivery.ts';
+import { createModelTranslator } from '../src/runtime/model/llm-context-translator.ts';
+import { createToolRouter } from '../src/runtime/router/tool-router.ts';
+import { createBufferedEventLog } from '../src/runtime/session/buffered-event-log.ts';
+import type { EventLog } from '../src/runtime/session/event-log.ts';
 import { announceApproval } from './approval-announcements.ts';
 import { createInboundApprovals } from './inbound-approvals.ts';
 import { acceptIntoMailbox } from './inbound-intake.ts';

@@ -3,12 +3,12 @@
  * operational endpoints.
  */
 import type { AddressInfo } from 'node:net';
-import { createHttpServer } from '../http/http-server.ts';
-import { authorize } from '../http/operator-access.ts';
-import { createRouter, type Route } from '../http/router.ts';
-import { createArtifactRoutes } from '../artifacts/artifact-urls.ts';
-import { createDeliveryFailures } from '../../../queues/delivery-failures.ts';
-import { createInviteRoute } from '../../../channels/web/identity/invite-route.ts';
+import { createHttpServer } from '../src/runtime/http/http-server.ts';
+import { authorize } from '../src/runtime/http/operator-access.ts';
+import { createRouter, type Route } from '../src/runtime/http/router.ts';
+import { createArtifactRoutes } from '../src/runtime/artifacts/artifact-urls.ts';
+import { createDeliveryFailures } from '../queues/delivery-failures.ts';
+import { createInviteRoute } from '../channels/web/identity/invite-route.ts';
 import { createAdminRoutes } from './admin-routes.ts';
 import { createOpsRoutes } from './ops-routes.ts';
 import type { ServiceCore } from './service-core.ts';
