@@ -17,6 +17,7 @@ import { createClusterClient, failFastRedisOptions, isRedisClient } from '../src
 import type { RedisNodeAddress } from '../src/runtime/redis/redis-target.ts';
 import { coalesceWrites } from '../src/runtime/redis/write-coalescing.ts';
 import { REDIS_RECONNECT, reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
+import { parseRedisTarget } from '../src/runtime/redis/redis-target.ts';
 
 export { reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
 
@@ -165,4 +166,16 @@ export function checkPrefix(prefix: string | undefined): string {
     throw new SwitchboardError('config.invalid', `Invalid queue key prefix "${value}"`, { details: { prefix: value } });
   }
   return value;
+}
+
+/**
+ * Connection options for the queues from a `REDIS_URL`: one server's (host, port, credentials,
+ * database, TLS), or a Redis Cluster's seed nodes when it lists several comma-separated URLs
+ * (credentials and TLS of the first apply to every node).
+ */
+export function redisOptions(url: string): RedisConnectionOptions | ClusterConnectionOptions {
+  const target = parseRedisTarget(url);
+  if (target.cluster) return { clusterNodes: target.nodes, nodeOptions: target.settings };
+  const [node] = target.nodes;
+  return { ...node, ...target.settings };
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test/web/http-test-server.ts';
 import type { ApprovalAuditEntry, ApprovalRecord } from '../src/runtime/approvals/approval-types.ts';
 import type { FailedDelivery } from '../queues/delivery-failures.ts';
-import { createAdminRoutes, describeDeliveryFailure, escapeHtml, type FailedDeliveriesQuery } from './admin-routes.ts';
+import { escapeHtml } from '../channels/kit/render/html-escape.ts';
+import { createAdminRoutes, describeDeliveryFailure, type FailedDeliveriesQuery } from './admin-routes.ts';
 import { readOnlyApprovalStore } from '../test/support/read-only-approval-store.ts';
 import { sampleApproval } from '../test/support/approval-fixtures.ts';
 

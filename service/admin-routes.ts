@@ -6,6 +6,7 @@
  * needs `Authorization: Bearer <token>`; without one only loopback clients are served.
  */
 
+import { escapeHtml } from '../channels/kit/render/html-escape.ts';
 import type { ProxyRange } from '../src/config/env-types.ts';
 import type { FailedDelivery } from '../queues/delivery-failures.ts';
 import { summarizeArgs } from '../src/protocol/envelope/approval-surface.ts';
@@ -46,11 +47,6 @@ export interface AdminRoutesOptions {
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'granted', 'denied', 'expired'];
 /** How many approvals, or failed deliveries, the page and the list endpoints show at most. */
 const LIST_LIMIT = 100;
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${String(char.charCodeAt(0))};`);
-}
 
 /** A person for operators: `personId (channel address)`, `verified` when the channel verified it. */
 function operatorLabel(identity: ChannelIdentity | undefined): string {

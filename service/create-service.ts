@@ -20,7 +20,7 @@ import { signArtifactUrl } from '../src/runtime/artifacts/artifact-urls.ts';
 import { createRedisArtifactStore } from '../src/runtime/artifacts/redis-artifact-store.ts';
 import { keptSecret } from '../channels/kit/kept-secret.ts';
 import { createEventLog } from '../src/runtime/session/event-log.ts';
-import { createInboundIntake } from './inbound-intake.ts';
+import { createInboundIntake } from '../channels/kit/inbound-intake.ts';
 import { createSessionStore } from '../src/runtime/session/session-store.ts';
 import { sessionIdOf } from '../src/runtime/session/session-id.ts';
 import { createRedisClient, serviceRedisOptions } from '../src/runtime/redis/redis-client.ts';
@@ -36,7 +36,8 @@ import { createSingletonRunner } from './singleton-runner.ts';
 import { createMetrics } from './metrics.ts';
 import { modelFromEnv } from './model-from-env.ts';
 import type { ServiceCore } from './service-core.ts';
-import { redisOptions, type Service, type ServiceOptions } from './service-options.ts';
+import type { Service, ServiceOptions } from './service-options.ts';
+import { redisOptions } from '../queues/redis-connections.ts';
 import { startWebRole } from './web-role.ts';
 import { startWorkerRole } from './worker-role.ts';
 

@@ -4,12 +4,10 @@
  */
 import type { Logger } from 'pino';
 import type { ChannelModule } from '../channels/channel.ts';
-import type { ClusterConnectionOptions, RedisConnectionOptions } from '../queues/redis-connections.ts';
 import type { SwitchboardEnv } from '../src/config/env-types.ts';
 import type { HttpServerLimits } from '../src/runtime/http/http-server.ts';
 import type { ModelClient } from '../src/runtime/model/model-types.ts';
 import type { EventLogArchive } from '../src/runtime/session/event-log.ts';
-import { parseRedisTarget } from '../src/runtime/redis/redis-target.ts';
 
 /** Which parts of switchboard a process runs. */
 export type ServiceRole = 'all' | 'web' | 'worker';
@@ -68,14 +66,3 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/**
- * Connection options for the queues from a `REDIS_URL`: one server's (host, port, credentials,
- * database, TLS), or a Redis Cluster's seed nodes when it lists several comma-separated URLs
- * (credentials and TLS of the first apply to every node).
- */
-export function redisOptions(url: string): RedisConnectionOptions | ClusterConnectionOptions {
-  const target = parseRedisTarget(url);
-  if (target.cluster) return { clusterNodes: target.nodes, nodeOptions: target.settings };
-  const [node] = target.nodes;
-  return { ...node, ...target.settings };
-}

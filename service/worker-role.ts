@@ -23,9 +23,9 @@ import { createBufferedEventLog } from '../src/runtime/session/buffered-event-lo
 import type { EventLog } from '../src/runtime/session/event-log.ts';
 import { announceApproval } from './approval-announcements.ts';
 import { createInboundApprovals } from './inbound-approvals.ts';
-import { acceptIntoMailbox } from './inbound-intake.ts';
+import { acceptIntoMailbox } from '../channels/kit/inbound-intake.ts';
 import type { ServiceCore } from './service-core.ts';
-import { redisOptions } from './service-options.ts';
+import { redisOptions } from '../queues/redis-connections.ts';
 
 function isChannelName(channel: string): channel is RoutableChannel {
   return (ROUTABLE_CHANNELS as readonly string[]).includes(channel);

@@ -18,7 +18,7 @@ import { closeRedis, type RedisConnectionInput } from '../../queues/redis-connec
 import { createScheduler } from '../../queues/schedule-queue.ts';
 import { createTurnQueue, createTurnWorker } from '../../queues/turn-queue.ts';
 import { createRedisClient } from '../../src/runtime/redis/redis-client.ts';
-import { redisOptions } from '../../service/service-options.ts';
+import { redisOptions } from '../../queues/redis-connections.ts';
 import { describeOnCluster, keysWithSlots, uniqueClusterPrefix } from '../support/redis-cluster.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -11,7 +11,7 @@ import { createToolRegistry } from '../../../src/protocol/tools/tool-registry.ts
 import type { ChannelAdaptor, ChannelContext } from '../../channel.ts';
 import { createInboundQueue } from '../../../queues/inbound-queue.ts';
 import { createTurnQueue } from '../../../queues/turn-queue.ts';
-import { createInboundIntake } from '../../../service/inbound-intake.ts';
+import { createInboundIntake } from '../inbound-intake.ts';
 import { createSessionStore } from '../../../src/runtime/session/session-store.ts';
 import { createOutbound, type Outbound } from '../../../queues/outbound-queue.ts';
 import type { ChannelSender, OutboundDelivery } from '../../../queues/outbound-types.ts';
@@ -23,7 +23,7 @@ import { createApprovalStore } from '../../../src/runtime/approvals/redis-approv
 import { signArtifactUrl } from '../../../src/runtime/artifacts/artifact-urls.ts';
 import { createRedisArtifactStore } from '../../../src/runtime/artifacts/redis-artifact-store.ts';
 import { createRedisClient } from '../../../src/runtime/redis/redis-client.ts';
-import { redisOptions } from '../../../service/service-options.ts';
+import { redisOptions } from '../../../queues/redis-connections.ts';
 
 /** A context and what closes it. */
 export interface ContractContext {

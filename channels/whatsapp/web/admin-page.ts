@@ -9,7 +9,7 @@ import type { ProxyRange } from '../../../src/config/env-types.ts';
 import { authorize } from '../../../src/runtime/http/operator-access.ts';
 import type { Route } from '../../../src/runtime/http/router.ts';
 import { sendHtmlPage, serverPagePolicy } from '../../../src/runtime/http/security-headers.ts';
-import { escapeHtml } from '../../../service/admin-routes.ts';
+import { escapeHtml } from '../../kit/render/html-escape.ts';
 import type { LinkState, LinkStateStore, LinkStatus } from './link-state.ts';
 
 /** Options of {@link createWhatsAppAdminRoutes}. */

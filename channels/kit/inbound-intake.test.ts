@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { sampleInjection } from '../queues/queue-test-kit.ts';
-import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
-import { useRedisClients } from '../test/support/redis-clients.ts';
-import type { Injection } from '../src/runtime/injection.ts';
-import { sessionIdOf } from '../src/runtime/session/session-id.ts';
-import { createSessionStore, type SessionStore } from '../src/runtime/session/session-store.ts';
+import { sampleInjection } from '../../queues/queue-test-kit.ts';
+import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
+import { useRedisClients } from '../../test/support/redis-clients.ts';
+import type { Injection } from '../../src/runtime/injection.ts';
+import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
+import { createSessionStore, type SessionStore } from '../../src/runtime/session/session-store.ts';
 import { createInboundIntake, isDecision } from './inbound-intake.ts';
 
 const redisUrl = useRedis();

@@ -14,10 +14,10 @@
  * so a first attempt that stored the message but failed before the turn was asked for (the caller
  * saw an error and redelivered) cannot strand it.
  */
-import { parseApprovalReply } from '../channels/kit/approvals/parse-reply.ts';
-import type { Injection } from '../src/runtime/injection.ts';
-import { sessionIdOf } from '../src/runtime/session/session-id.ts';
-import type { SessionStore } from '../src/runtime/session/session-store.ts';
+import { parseApprovalReply } from './approvals/parse-reply.ts';
+import type { Injection } from '../../src/runtime/injection.ts';
+import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
+import type { SessionStore } from '../../src/runtime/session/session-store.ts';
 
 /** What {@link InboundIntake.enqueue} did. */
 export interface IntakeResult {
