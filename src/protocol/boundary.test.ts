@@ -111,37 +111,39 @@ describe('runtime boundary', () => {
 });
 
 /**
- * Layers point one way: `src/` (the protocol core and the runtime) is below the channels, the
- * queues and the service that assembles them, so none of its sources imports from those folders.
+ * Layers point one way, from the bottom: `src/` (the protocol core and the runtime), `queues/`,
+ * `channels/`, then `service/`, the assembly. No non-test source imports from a layer above its own.
  */
-const SRC_DIR = resolve(CORE_DIR, '..');
-const ROOT = resolve(SRC_DIR, '..');
-const ABOVE = ['channels', 'queues', 'service'];
+const ROOT = resolve(CORE_DIR, '..', '..');
+const LAYERS = ['src', 'queues', 'channels', 'service'];
 
 /** The non-test sources under `dir`. */
 function sources(dir: string): string[] {
   return sourceFiles(dir).filter((file) => !file.endsWith('.test.ts'));
 }
 
-/** The folder above `src/` that `specifier`, imported by `file`, reaches into, if any. */
+/** The layer above its own that `specifier`, imported by `file`, reaches into, if any. */
 function reachesAbove(file: string, specifier: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
+  const own = LAYERS.indexOf(relative(ROOT, file).split('/')[0] ?? '');
   const top = relative(ROOT, resolve(dirname(file), specifier)).split('/')[0] ?? '';
-  return ABOVE.includes(top) ? top : undefined;
+  return LAYERS.indexOf(top) > own ? top : undefined;
 }
 
 describe('layers', () => {
-  it('src/ imports nothing from channels/, queues/ or service/', () => {
-    const upward = sources(SRC_DIR).flatMap((file) =>
+  it.each(LAYERS)('%s/ imports nothing from a layer above it', (layer) => {
+    const upward = sources(join(ROOT, layer)).flatMap((file) =>
       importSpecifiers(readFileSync(file, 'utf8')).flatMap((specifier) => (reachesAbove(file, specifier) === undefined ? [] : [`${relative(ROOT, file)} imports ${specifier}`])),
     );
     expect(upward).toEqual([]);
   });
 
   it('would catch an import that runs back up', () => {
-    const file = join(SRC_DIR, 'runtime', 'artifacts', 'example.ts');
+    const file = join(ROOT, 'src', 'runtime', 'artifacts', 'example.ts');
     expect(reachesAbove(file, '../../../channels/kit/kept-secret.ts')).toBe('channels');
     expect(reachesAbove(file, '../../../service/create-service.ts')).toBe('service');
     expect(reachesAbove(file, '../redis/redis-client.ts')).toBeUndefined();
+    expect(reachesAbove(join(ROOT, 'channels', 'a2a', 'x.ts'), '../../service/worker-role.ts')).toBe('service');
+    expect(reachesAbove(join(ROOT, 'service', 'x.ts'), '../channels/registry.ts')).toBeUndefined();
   });
 });
