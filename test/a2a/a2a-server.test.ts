@@ -263,6 +263,12 @@ describe('A2A server', () => {
     const mine = await sendAndWait('JSONRPC', 'mine #answer');
     const other = await peerClient(sb().url, OTHER_TOKEN, 'HTTP+JSON');
     await expect(other.getTask({ id: mine.id, tenant: '', historyLength: undefined })).rejects.toThrow(/not found/i);
+    await expect(other.cancelTask({ id: mine.id, tenant: '', metadata: {} })).rejects.toThrow(/not found/i);
+    // ListTasks: a peer lists its own tasks, newest first, and none of another peer's.
+    const listRequest = { tenant: '', contextId: '', status: 0, pageSize: 100, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false };
+    const own = await (await peerClient(sb().url, CALLER_TOKEN, 'JSONRPC')).listTasks(listRequest);
+    expect(own.tasks[0]?.id).toBe(mine.id);
+    expect((await other.listTasks(listRequest)).tasks.map((task) => task.id)).not.toContain(mine.id);
   });
 
   it('over MCP, the MCP SDK client lists ask_main and the peerExposed tool and calls both; a forged token is refused', async () => {
