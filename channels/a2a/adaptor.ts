@@ -13,6 +13,7 @@ import { createA2aRoutes, type PeerGate } from './inbound.ts';
 import { normalisePeerMessage, type PeerMessage } from './normalise.ts';
 import { createPeerAuth } from './peer-auth.ts';
 import { createPeerCards } from './peer-cards.ts';
+import { createPeerMessages } from './peer-messages.ts';
 import { createPeerRate } from './peer-rate.ts';
 import { createPeerTurns } from './peer-turns.ts';
 import { renderA2a, taskOf } from './render.ts';
@@ -43,7 +44,7 @@ export function createA2aAdaptor(context: ChannelContext, options: A2aChannelOpt
   const peers = app.peers;
   const log = createTaskLog({ redis, prefix });
   const buses = createRedisEventBusManager({ redis, log });
-  const turns = createPeerTurns({ log, tenantId: context.tenantId, enqueue: (injection) => context.enqueue(injection), clock: context.clock });
+  const turns = createPeerTurns({ log, tenantId: context.tenantId, enqueue: (injection) => context.enqueue(injection), clock: context.clock, messages: createPeerMessages({ redis, prefix }) });
   const executor = createA2aExecutor({ log, turns, wake: (key, reason) => context.wake('a2a', key, reason) });
   const requestHandler = new DefaultRequestHandler(serviceAgentCard({ publicUrl: context.env.publicUrl, app }), createRedisTaskStore(log), executor, buses);
   const auth = createPeerAuth(peers);

@@ -179,6 +179,19 @@ async function stream(client: Client, request: PeerRequest, seen: TaskSoFar, sig
   }
 }
 
+/**
+ * A message the peer received before (our retry after a crash) is rejected with the task it
+ * started in `metadata.duplicateOf` (switchboard peers say so): the call follows that task.
+ */
+function followOriginal(seen: TaskSoFar): void {
+  const original: unknown = seen.statusMessage?.metadata?.['duplicateOf'];
+  if (seen.state !== TaskState.TASK_STATE_REJECTED || typeof original !== 'string' || original === '' || original === seen.taskId) return;
+  seen.taskId = original;
+  seen.state = TaskState.TASK_STATE_UNSPECIFIED;
+  seen.statusMessage = undefined;
+  seen.artifacts.clear();
+}
+
 /** Reads the task again every `intervalMs` until it ends; the budget's signal cuts the wait. */
 async function pollUntilEnded(client: Client, seen: TaskSoFar, intervalMs: number, signal: AbortSignal, onProgress: (text: string) => Promise<void>): Promise<void> {
   while (!ENDED.has(seen.state)) {
@@ -250,6 +263,7 @@ export async function callPeer(peer: PeerEndpoint, request: PeerRequest, budgetM
   try {
     client = await connect(peer, options, budget);
     await stream(client, request, seen, budget, onProgress);
+    followOriginal(seen);
     if (!ENDED.has(seen.state) && seen.taskId !== '') await pollUntilEnded(client, seen, options.pollIntervalMs ?? 1000, budget, onProgress);
   } catch (error) {
     const failed = asPeerFailure(peer, error, budget, budgetMs);

@@ -12,6 +12,7 @@ import type { Injection } from '../../src/runtime/injection.ts';
 import { listenOnLoopback, type ListeningServer } from '../../test/support/loopback-server.ts';
 import type { AwaitRoundDeps } from './await-task.ts';
 import type { PeerGate } from './inbound.ts';
+import { createPeerMessages } from './peer-messages.ts';
 import { createPeerTurns, type PeerTurns } from './peer-turns.ts';
 import type { CallingPeer } from './peer-user.ts';
 import { agentMessage } from './render.ts';
@@ -74,6 +75,7 @@ export async function startPeerRoutes(redis: Redis, prefix: string, routes: (dep
   const turns = createPeerTurns({
     log,
     tenantId: 'tenant-1',
+    messages: createPeerMessages({ redis, prefix }),
     enqueue: (injection) => {
       injections.push(injection);
       return Promise.resolve({ duplicate: false });

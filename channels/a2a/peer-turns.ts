@@ -11,6 +11,7 @@ import { fromA2aPart } from './a2a-parts.ts';
 import { normalisePeerMessage, type PeerTransport } from './normalise.ts';
 import type { CallingPeer } from './peer-user.ts';
 import { agentMessage } from './render.ts';
+import type { PeerMessages } from './peer-messages.ts';
 import type { TaskLog } from './task-log.ts';
 
 /** What starting a peer's task needs; all passed in. */
@@ -20,6 +21,8 @@ export interface PeerTurnsOptions {
   /** Durably enqueues an injection (the channel context's `enqueue`). */
   readonly enqueue: (injection: Injection) => Promise<{ readonly duplicate: boolean }>;
   readonly clock: () => Date;
+  /** Which task each peer message started (a repeated message points to it). */
+  readonly messages: PeerMessages;
 }
 
 /** Task states in which a peer's task waits for nobody on our side: the round is over. */
@@ -51,9 +54,15 @@ export function peerTextMessage(text: string, where: { taskId: string; contextId
   return { messageId, ...where, role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: {} }], metadata: {}, extensions: [], referenceTaskIds: [] };
 }
 
-async function refuseDuplicate(log: TaskLog, injectionId: string, messageId: string, where: { taskId: string; contextId: string }): Promise<void> {
-  const words = `Message ${messageId} was received before, in another task; nothing new was started.`;
-  const refusal = agentMessage(`${injectionId}.duplicate`, where, [{ text: words, metadata: { partType: 'error' } }]);
+/**
+ * Rejects a task whose message was received before, naming the task it started (also as
+ * `metadata.duplicateOf` of the status message, for a client to follow).
+ */
+async function refuseDuplicate(log: TaskLog, injectionId: string, messageId: string, where: { taskId: string; contextId: string }, first: string): Promise<void> {
+  const words = first === where.taskId
+    ? `Message ${messageId} was received before; nothing new was started.`
+    : `Message ${messageId} was received before, as task ${first}; nothing new was started. Read that task with GetTask.`;
+  const refusal = agentMessage(`${injectionId}.duplicate`, where, [{ text: words, metadata: { partType: 'error' } }], { duplicateOf: first });
   await log.append(where.taskId, statusEvent(where.taskId, where.contextId, TaskState.TASK_STATE_REJECTED, refusal), `${injectionId}.duplicate`);
 }
 
@@ -94,8 +103,9 @@ export function createPeerTurns(options: PeerTurnsOptions) {
       }
       // Both before the message is enqueued: nothing the worker appends is in the announced task.
       try {
+        const first = await options.messages.firstTask(peer.id, message.messageId, taskId);
         const { duplicate } = await options.enqueue(injection);
-        if (duplicate) await refuseDuplicate(log, injection.id, message.messageId, { taskId, contextId });
+        if (duplicate) await refuseDuplicate(log, injection.id, message.messageId, { taskId, contextId }, first);
       } catch (error) {
         // The task is stored: it must not be left submitted forever when its message was not.
         await failTask(log, { taskId, contextId }, injection.id, error);

@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { loadEnv } from '../../src/config/env.ts';
 import { findFreePort as freePort } from '../../src/runtime/redis/free-port.ts';
 import { startService, type Service } from '../../service/create-service.ts';
+import { callPeer } from '../../channels/a2a/peer-call.ts';
 import { peerClient, userMessage, type A2aBinding } from '../support/a2a-client.ts';
 import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, type ScenarioStep } from '../support/scenario-model.ts';
@@ -315,6 +316,20 @@ describe('A2A server', () => {
     expect(((await polled.json()) as { state: string }).state).toBe('completed');
     const other = await fetch(poll, { headers: { authorization: `Bearer ${OTHER_TOKEN}` } });
     expect(other.status).toBe(404);
+  });
+
+  it('the same message sent again (a caller\'s retry) is not run twice: the new task names the first, and a switchboard caller follows it', async () => {
+    useScenarios();
+    const peer = { id: 'svc', name: 'This service', url: sb().url, token: CALLER_TOKEN };
+    const request = { messageId: `retry-${String(Date.now())}`, text: 'flights to Corfu #answer', contextId: '', taskId: '' };
+    const before = sb().fake.requests.length;
+    const first = await callPeer(peer, request, 20_000, { pollIntervalMs: 20 }, () => Promise.resolve());
+    const again = await callPeer(peer, request, 20_000, { pollIntervalMs: 20 }, () => Promise.resolve());
+    expect(again.state).toBe('completed');
+    expect(again.taskId).toBe(first.taskId);
+    expect(again.parts.map((entry) => entry.metadata?.['partType'])).toEqual(first.parts.map((entry) => entry.metadata?.['partType']));
+    // The model ran for the first only: its two steps and the llm-context translation.
+    expect(sb().fake.requests.length - before).toBe(3);
   });
 
   it('answers malformed JSON-RPC with its error codes, never a crash', async () => {
