@@ -266,7 +266,7 @@ describe('A2A server', () => {
     await expect(other.getTask({ id: mine.id, tenant: '', historyLength: undefined })).rejects.toThrow(/not found/i);
     await expect(other.cancelTask({ id: mine.id, tenant: '', metadata: {} })).rejects.toThrow(/not found/i);
     // ListTasks: a peer lists its own tasks, newest first, and none of another peer's.
-    const listRequest = { tenant: '', contextId: '', status: 0, pageSize: 100, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false };
+    const listRequest = { tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 100, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false };
     const own = await (await peerClient(sb().url, CALLER_TOKEN, 'JSONRPC')).listTasks(listRequest);
     expect(own.tasks[0]?.id).toBe(mine.id);
     expect((await other.listTasks(listRequest)).tasks.map((task) => task.id)).not.toContain(mine.id);
@@ -327,7 +327,8 @@ describe('A2A server', () => {
     const again = await callPeer(peer, request, 20_000, { pollIntervalMs: 20 }, () => Promise.resolve());
     expect(again.state).toBe('completed');
     expect(again.taskId).toBe(first.taskId);
-    expect(again.parts.map((entry) => entry.metadata?.['partType'])).toEqual(first.parts.map((entry) => entry.metadata?.['partType']));
+    const partTypesOf = (parts: typeof first.parts): unknown[] => parts.map((entry): unknown => entry.metadata?.['partType']);
+    expect(partTypesOf(again.parts)).toEqual(partTypesOf(first.parts));
     // The model ran for the first only: its two steps and the llm-context translation.
     expect(sb().fake.requests.length - before).toBe(3);
   });
