@@ -1,5 +1,5 @@
 import { Role, TaskState, type AgentCard, type Message, type Task } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, ServerCallContext, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type User } from '@a2a-js/sdk/server';
+import { AgentEvent, DefaultRequestHandler, ServerCallContext, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type TaskStore, type User } from '@a2a-js/sdk/server';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
@@ -149,6 +149,45 @@ describe('createRedisEventBusManager', () => {
     await waitFor(() => second.seen.length === 1, 'the second task’s event arrived', 5_000);
   });
 
+  it('picks up a task that joined while the reader was still connecting', async () => {
+    const redis = await connect();
+    // The reader's CLIENT ID waits until the test lets it go: a second task joins meanwhile.
+    let asked: () => void = () => undefined;
+    const idAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const duplicate = redis.duplicate.bind(redis);
+    redis.duplicate = (...args: Parameters<Redis['duplicate']>) => {
+      const connection = duplicate(...args);
+      const call = connection.call.bind(connection) as (command: string, args: unknown[]) => Promise<unknown>;
+      (connection as unknown as { call: (command: string, args: unknown[]) => Promise<unknown> }).call = async (command, rest) => {
+        if (command === 'CLIENT' && rest[0] === 'ID') {
+          asked();
+          await released;
+        }
+        return call(command, rest);
+      };
+      return connection;
+    };
+    const log = createTaskLog({ redis, prefix: prefix() });
+    const buses = createRedisEventBusManager({ redis, log, blockMs: 60_000 });
+    managers.push(buses);
+    await log.create(newTask('t1'), 'p1');
+    await log.create(newTask('t2'), 'p1');
+    listen(buses.getByTaskId('t1'));
+    await idAsked;
+    const second = listen(buses.getByTaskId('t2'));
+    // Its start position is read (the same connection answers in order).
+    await redis.ping();
+    release();
+    await log.append('t2', status('t2', TaskState.TASK_STATE_WORKING, 'b'));
+    await waitFor(() => second.seen.length === 1, 'the second task’s event arrived', 5_000);
+  });
+
   it('finishes a bus nobody listens to after the idle bound, and resumes a bus whose listener came back', async () => {
     const web = await process({ idleMs: 50 });
     await web.log.create(newTask(), 'p1');
@@ -182,6 +221,40 @@ describe('createRedisEventBusManager', () => {
     await web.buses.close();
     expect(web.buses.size).toBe(0);
     await waitFor(async () => (await clients()) === before + 1, 'the reader connection closed');
+  });
+
+  it('ends a CancelTask whose task settled between its load and the bus start, instead of waiting for ever', async () => {
+    const web = await process();
+    const worker = await process();
+    await web.log.create(newTask(), 'p1');
+    await web.log.append('t1', status('t1', TaskState.TASK_STATE_WORKING, 'working'));
+    const store = createRedisTaskStore(web.log);
+    let settled = false;
+    // The SDK loads the task (working), then gets the bus: the worker completes it in between.
+    const racing: TaskStore = {
+      ...store,
+      async load(taskId, context) {
+        const task = await store.load(taskId, context);
+        if (!settled) {
+          settled = true;
+          await worker.log.append('t1', status('t1', TaskState.TASK_STATE_COMPLETED, 'done'));
+        }
+        return task;
+      },
+    };
+    const card = { name: 'test', capabilities: { streaming: true, pushNotifications: false, extensions: [] } } as unknown as AgentCard;
+    const executor: AgentExecutor = { execute: () => Promise.resolve(), cancelTask: () => Promise.resolve() };
+    const handler = new DefaultRequestHandler(card, racing, executor, web.buses);
+    const outcome = await Promise.race([
+      handler.cancelTask({ tenant: '', id: 't1', metadata: undefined }, peer('p1')).then(
+        () => 'canceled',
+        (error: unknown) => (error instanceof Error ? error.name : String(error)),
+      ),
+      new Promise<string>((resolve) => setTimeout(() => { resolve('still waiting'); }, 3_000)),
+    ]);
+    // Not cancelable: it completed. What matters is that it answers at all.
+    expect(outcome).toBe('TaskNotCancelableError');
+    await waitFor(() => web.buses.size === 0, 'the bus settled');
   });
 
   it('serves a blocking SendMessage on one process and a SubscribeToTask on another', async () => {

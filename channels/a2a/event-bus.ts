@@ -4,7 +4,9 @@
  * `SendMessage`, a stream or a `SubscribeToTask` on any process sees the task progress.
  *
  * Each bus is a local `DefaultExecutionEventBus`, fed by tailing the task's stream from the
- * snapshot's last event id at the moment the bus was made. One blocking reader connection per
+ * snapshot's last event id at the moment the bus was made; a bus made for a task that has ended
+ * delivers its terminal status at once (a caller that loaded the task just before it ended, as
+ * `CancelTask` does, would otherwise wait for ever). One blocking reader connection per
  * manager reads every tailed stream at once (`XREAD BLOCK` over all of them); a stream joining
  * restarts that read with `CLIENT UNBLOCK` sent on the command connection. A bus is tailed only
  * while it has listeners. What the executor publishes on a bus (its first Task event) goes to the
@@ -240,9 +242,7 @@ export function createRedisEventBusManager(options: RedisEventBusManagerOptions)
 
   async function runLoop(): Promise<void> {
     while (!closed) {
-      const cursors = new Map<string, string>();
-      for (const tail of tails.values()) if (tailed(tail) && tail.cursor !== undefined) cursors.set(tail.taskId, tail.cursor);
-      if (cursors.size === 0) {
+      if (![...tails.values()].some(tailed)) {
         await new Promise<void>((resolve) => {
           wakeIdle = resolve;
         });
@@ -255,6 +255,11 @@ export function createRedisEventBusManager(options: RedisEventBusManagerOptions)
           await untilRedisReady(connection, blockMs);
           readerId = Number(await connection.call('CLIENT', ['ID']));
         }
+        // Taken after the awaits above and just before the read: a stream that joined meanwhile
+        // (when nothing could interrupt a read yet) is in it.
+        const cursors = new Map<string, string>();
+        for (const tail of tails.values()) if (tailed(tail) && tail.cursor !== undefined) cursors.set(tail.taskId, tail.cursor);
+        if (cursors.size === 0) continue;
         generation += 1;
         reading = { generation, taskIds: new Set(cursors.keys()) };
         const read = await log.readMany(cursors, { blockMs, count: readCount, redis: connection });
@@ -334,10 +339,17 @@ export function createRedisEventBusManager(options: RedisEventBusManagerOptions)
   }
 
   function start(tail: Tail): void {
-    log.lastEventId(tail.taskId).then(
-      (id) => {
+    log.streamStart(tail.taskId).then(
+      ({ lastEventId, ended }) => {
         if (tail.done) return;
-        tail.cursor = id ?? '0-0';
+        tail.cursor = lastEventId ?? '0-0';
+        if (ended !== undefined) {
+          // Ended before the bus started (e.g. between a CancelTask's load and its bus): nothing
+          // more will come on the stream, so its terminal status is delivered (held for an executor's bus).
+          const event = ended as AgentExecutionEvent;
+          if (tail.held !== undefined) tail.held.push(event);
+          else if (deliver(tail, event)) return;
+        }
         wake();
       },
       (error: unknown) => {

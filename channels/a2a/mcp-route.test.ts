@@ -165,6 +165,11 @@ describe('POST /mcp', () => {
     expect((await call(client, 'ask_concierge', {})).isError).toBe(true);
     expect((await call(client, 'ask_concierge', { question: '  ' })).isError).toBe(true);
     expect((await call(client, 'ask_concierge', { question: 'hi', extra: true })).isError).toBe(true);
+    // The same bounds as the webhook reply's.
+    const longContext = await call(client, 'ask_concierge', { question: 'hi', contextId: 'c'.repeat(257) });
+    expect(longContext.isError).toBe(true);
+    expect(textOf(longContext)).toContain('"contextId" must be a non-empty string of at most 256 characters');
+    expect((await call(client, 'ask_concierge', { question: 'hi', taskId: 't'.repeat(257) })).isError).toBe(true);
     expect(h.injections.count).toBe(0);
   });
 

@@ -23,7 +23,7 @@ import { bufferedAnswer, stateName, type PeerTurns } from './peer-turns.ts';
 import type { CallingPeer } from './peer-user.ts';
 import type { TaskLog } from './task-log.ts';
 import { admitPeer } from './inbound.ts';
-import { pollUrl, startPeerText } from './turns-route.ts';
+import { optionalId, pollUrl, startPeerText } from './turns-route.ts';
 
 /** Default of {@link McpRoutesOptions.askTimeoutMs}: 120 s. */
 export const DEFAULT_ASK_TIMEOUT_MS = 120_000;
@@ -90,13 +90,6 @@ function askResult(options: McpRoutesOptions, task: Task, waitedMs: number): Cal
 
 const ASK_FIELDS = new Set(['question', 'contextId', 'taskId']);
 
-function optionalString(args: Record<string, unknown>, field: string): string | undefined {
-  const value = args[field];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '') throw new SwitchboardError('http.bad_request', `"${field}" must be a non-empty string.`, { details: { field } });
-  return value;
-}
-
 function askTool(options: McpRoutesOptions, actor: PeerActor): PeerTool {
   const timeoutMs = options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
   return {
@@ -124,8 +117,8 @@ function askTool(options: McpRoutesOptions, actor: PeerActor): PeerTool {
         task = await startPeerText(options, {
           peer: { ...peer, actor: actor.name },
           text: question,
-          contextId: optionalString(args, 'contextId'),
-          taskId: optionalString(args, 'taskId'),
+          contextId: optionalId(args, 'contextId'),
+          taskId: optionalId(args, 'taskId'),
           transport: 'mcp',
         });
       } catch (error) {

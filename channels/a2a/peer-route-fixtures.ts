@@ -66,25 +66,57 @@ export interface PeerRouteHarness {
   readonly round: AwaitRoundDeps;
   readonly injections: InjectionQueue;
   readonly server: ListeningServer;
+  /** How many requests the routes are handling now. */
+  readonly inFlight: () => number;
+  /** How many responses have closed (answered, or their client went away). */
+  readonly closed: () => number;
+}
+
+/** Options of {@link startPeerRoutes}. */
+export interface PeerRouteOptions {
+  /** The enqueue resolves (after the injection is in the queue) once this does. Default at once. */
+  readonly enqueued?: Promise<void>;
 }
 
 /** Starts `routes` (given the log, turns and round deps) on a loopback server. The caller closes `server`. */
-export async function startPeerRoutes(redis: Redis, prefix: string, routes: (deps: { log: TaskLog; turns: PeerTurns; round: AwaitRoundDeps }) => Route[]): Promise<PeerRouteHarness> {
+export async function startPeerRoutes(
+  redis: Redis,
+  prefix: string,
+  routes: (deps: { log: TaskLog; turns: PeerTurns; round: AwaitRoundDeps }) => Route[],
+  options: PeerRouteOptions = {},
+): Promise<PeerRouteHarness> {
   const log = createTaskLog({ redis, prefix });
   const injections = injectionQueue();
   const turns = createPeerTurns({
     log,
     tenantId: 'tenant-1',
     messages: createPeerMessages({ redis, prefix }),
-    enqueue: (injection) => {
+    enqueue: async (injection) => {
       injections.push(injection);
-      return Promise.resolve({ duplicate: false });
+      await options.enqueued;
+      return { duplicate: false };
     },
     clock: () => new Date(),
   });
   const round = { log, redis };
-  const server = await listenOnLoopback(createServer(createRouter(routes({ log, turns, round }))));
-  return { log, turns, round, injections, server };
+  let inFlight = 0;
+  let closed = 0;
+  const counted = routes({ log, turns, round }).map((route): Route => ({
+    ...route,
+    handler: async (context) => {
+      inFlight += 1;
+      context.res.once('close', () => {
+        closed += 1;
+      });
+      try {
+        await route.handler(context);
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  }));
+  const server = await listenOnLoopback(createServer(createRouter(counted)));
+  return { log, turns, round, injections, server, inFlight: () => inFlight, closed: () => closed };
 }
 
 /** Where an injection's answer goes. */

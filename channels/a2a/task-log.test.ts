@@ -176,6 +176,17 @@ describe('createTaskLog', () => {
     expect(await redis.zrange(`${prefix()}:a2a:peer:p1:tasks`, '0', '-1')).toEqual(['t2']);
   });
 
+  it('tells a reader where to start: the last event, and the terminal status of a task that ended', async () => {
+    const log = await makeLog();
+    expect(await log.streamStart('t1')).toEqual({ lastEventId: undefined, ended: undefined });
+    await log.create(newTask(), 'p1');
+    const working = await log.append('t1', statusEvent('t1', TaskState.TASK_STATE_WORKING, 'on it'));
+    expect(await log.streamStart('t1')).toEqual({ lastEventId: working, ended: undefined });
+    const done = statusEvent('t1', TaskState.TASK_STATE_COMPLETED, 'done');
+    const last = await log.append('t1', done);
+    expect(await log.streamStart('t1')).toEqual({ lastEventId: last, ended: { kind: 'statusUpdate', data: { ...done.data, metadata: {} } } });
+  });
+
   it('records a cancellation request', async () => {
     const log = await makeLog();
     await log.create(newTask(), 'p1');

@@ -49,6 +49,14 @@ export interface LoadedTask {
   readonly lastEventId: string | undefined;
 }
 
+/** Where a reader starts tailing a task's event stream; see {@link TaskLog.streamStart}. */
+export interface StreamStart {
+  /** The id of the task's last event; `undefined` when it has none or does not exist. */
+  readonly lastEventId: string | undefined;
+  /** The task's status as an event when the task is in a terminal state, else `undefined`. */
+  readonly ended: TaskLogEvent | undefined;
+}
+
 /** Options of {@link TaskLog.list}. */
 export interface ListTaskOptions {
   /** How many tasks at most (1-100). Default 50. */
@@ -141,8 +149,12 @@ export interface TaskLog {
   appendHistory(taskId: string, message: Message): Promise<boolean>;
   /** The task, or `undefined` when it does not exist or, with `owner`, belongs to another owner. */
   load(taskId: string, owner?: string): Promise<LoadedTask | undefined>;
-  /** The id of the task's last event; `undefined` when the task has none or does not exist. */
-  lastEventId(taskId: string): Promise<string | undefined>;
+  /**
+   * Where to tail the task from, read in one step: the id of its last event and, when the task
+   * has ended, its terminal status as an event (a reader that starts after the final event still
+   * learns how the task ended).
+   */
+  streamStart(taskId: string): Promise<StreamStart>;
   /** A page of `owner`'s tasks, newest first. */
   list(owner: string, options?: ListTaskOptions): Promise<TaskPage>;
   /** The task's events after `afterId` (`0` for all), oldest first; `[]` when none came in `blockMs`. */
@@ -420,9 +432,12 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
       return loaded;
     },
 
-    async lastEventId(taskId) {
-      const id = await redis.hget(taskKey(taskId), 'lastEventId');
-      return id === null || id === '' ? undefined : id;
+    async streamStart(taskId) {
+      const [id, state, status, base] = await redis.hmget(taskKey(taskId), 'lastEventId', 'state', 'status', 'base');
+      const lastEventId = id === null || id === '' ? undefined : id;
+      if (!TERMINAL_STATES.has(Number(state)) || !status || !base) return { lastEventId, ended: undefined };
+      const { contextId } = JSON.parse(base) as Pick<Task, 'contextId'>;
+      return { lastEventId, ended: { kind: 'statusUpdate', data: { taskId, contextId, status: JSON.parse(status) as TaskStatus, metadata: {} } } };
     },
 
     async list(owner, listOptions = {}) {

@@ -2,7 +2,8 @@ import { TaskState } from '@a2a-js/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { useRedisClients } from '../../test/support/redis-clients.ts';
-import { answerTask, startPeerRoutes, taskOfInjection, testGate, textPart, type PeerRouteHarness } from './peer-route-fixtures.ts';
+import { waitFor } from '../../test/support/wait-for.ts';
+import { answerTask, startPeerRoutes, taskOfInjection, testGate, textPart, type PeerRouteHarness, type PeerRouteOptions } from './peer-route-fixtures.ts';
 import { createTurnsRoutes } from './turns-route.ts';
 
 const redisUrl = useRedis();
@@ -17,16 +18,16 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function start(): Promise<PeerRouteHarness> {
-  harness = await startPeerRoutes(await connect(), prefix(), (deps) => createTurnsRoutes({ gate: testGate, ...deps, publicUrl: PUBLIC_URL }));
+async function start(options: PeerRouteOptions = {}): Promise<PeerRouteHarness> {
+  harness = await startPeerRoutes(await connect(), prefix(), (deps) => createTurnsRoutes({ gate: testGate, ...deps, publicUrl: PUBLIC_URL }), options);
   return harness;
 }
 
-function post(h: PeerRouteHarness, body: unknown, options: { token?: string; wait?: string; contentType?: string } = {}): Promise<Response> {
+function post(h: PeerRouteHarness, body: unknown, options: { token?: string; wait?: string; contentType?: string; signal?: AbortSignal } = {}): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json' };
   if (options.token !== '') headers['authorization'] = `Bearer ${options.token ?? 'token-alpha'}`;
   const query = options.wait === undefined ? '' : `?wait=${options.wait}`;
-  return fetch(`${h.server.origin}/api/turns${query}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${h.server.origin}/api/turns${query}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), ...(options.signal === undefined ? {} : { signal: options.signal }) });
 }
 
 function poll(h: PeerRouteHarness, taskId: string, options: { token?: string; wait?: string } = {}): Promise<Response> {
@@ -112,6 +113,19 @@ describe('POST /api/turns', () => {
     const done = await post(h, { text: 'And drinks', taskId });
     expect(done.status).toBe(400);
     expect(JSON.stringify(await json(done))).toContain('completed');
+  });
+
+  it('does not wait for a caller that went away while its task was being started', async () => {
+    let enqueue: () => void = () => undefined;
+    const h = await start({ enqueued: new Promise((resolve) => { enqueue = resolve; }) });
+    const gone = new AbortController();
+    const posting = post(h, { text: 'Never mind' }, { wait: '20', signal: gone.signal }).catch(() => undefined);
+    await h.injections.next();
+    gone.abort();
+    await posting;
+    await waitFor(() => h.closed() === 1, 'the server saw the caller go');
+    enqueue();
+    await waitFor(() => h.inFlight() === 0, 'the request ended', 2_000);
   });
 
   it('refuses bodies that are not { text, contextId?, taskId? } with 400, and other content types with 415', async () => {

@@ -91,7 +91,12 @@ export interface TurnsRoutesOptions {
 
 const BODY_FIELDS = new Set(['text', 'contextId', 'taskId']);
 
-function optionalId(body: Record<string, unknown>, field: 'contextId' | 'taskId'): string | undefined {
+/**
+ * The optional `contextId` or `taskId` a peer gave (a body or tool arguments).
+ *
+ * @throws SwitchboardError `http.bad_request` for anything but a non-empty string of at most {@link MAX_PEER_ID_CHARS}.
+ */
+export function optionalId(body: Record<string, unknown>, field: 'contextId' | 'taskId'): string | undefined {
   const value = body[field];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_PEER_ID_CHARS) {
@@ -142,6 +147,8 @@ async function answerRound(options: TurnsRoutesOptions, context: HttpContext, ta
     gone.abort();
   };
   res.once('close', onClose);
+  // A caller that went away while its task was being started closed before the listener.
+  if (res.destroyed) gone.abort();
   let settled: Task;
   try {
     settled = isRoundOver(task) || waitMs === 0 ? task : await awaitRound(options.round, task.id, waitMs, gone.signal);
