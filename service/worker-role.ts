@@ -99,7 +99,7 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     },
     // A decision can arrive while the suspending job still holds the session: its resume job then
     // completes at once, and this check, run when the lock is released, picks the turn up.
-    hasWork: (sessionId) => store.hasWork(sessionId, (pending) => approvalsReady(gate, pending, Date.now())),
+    hasWork: (sessionId) => store.hasWork(sessionId, (pending) => approvalsReady(gate, pending, Date.now()), deps.stopRequested),
     onError: (error) => { logger.error({ err: error }, 'turn worker'); },
   });
   const inboundApprovals = createInboundApprovals({ channels: core.channels, store: core.approvals, decide: (attempt) => core.approvalRuntime.decide(attempt) });

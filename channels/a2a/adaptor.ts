@@ -3,7 +3,6 @@
  * store and event bus), the MCP server and the webhook reply for known peers, and the sender that
  * writes each turn's output to its task. Loaded only when the channel is created.
  */
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import type { ChannelAdaptor, ChannelContext } from '../channel.ts';
 import { serviceAgentCard } from '../../src/runtime/app/service-agent-card.ts';
 import type { Destination } from '../../src/runtime/injection.ts';
@@ -15,6 +14,7 @@ import { createPeerAuth } from './peer-auth.ts';
 import { createPeerCards } from './peer-cards.ts';
 import { createPeerMessages } from './peer-messages.ts';
 import { createPeerRate } from './peer-rate.ts';
+import { PeerRequestHandler } from './peer-request-handler.ts';
 import { createPeerTurns } from './peer-turns.ts';
 import { renderA2a, taskOf } from './render.ts';
 import { sendToTask } from './send.ts';
@@ -46,7 +46,7 @@ export function createA2aAdaptor(context: ChannelContext, options: A2aChannelOpt
   const buses = createRedisEventBusManager({ redis, log });
   const turns = createPeerTurns({ log, tenantId: context.tenantId, enqueue: (injection) => context.enqueue(injection), clock: context.clock, messages: createPeerMessages({ redis, prefix }) });
   const executor = createA2aExecutor({ log, turns, wake: (key, reason) => context.wake('a2a', key, reason) });
-  const requestHandler = new DefaultRequestHandler(serviceAgentCard({ publicUrl: context.env.publicUrl, app }), createRedisTaskStore(log), executor, buses);
+  const requestHandler = new PeerRequestHandler(log, serviceAgentCard({ publicUrl: context.env.publicUrl, app }), createRedisTaskStore(log), executor, buses);
   const auth = createPeerAuth(peers);
   const rate = createPeerRate({ redis, prefix, ...options.rate });
   const gate: PeerGate = {

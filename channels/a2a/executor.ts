@@ -34,18 +34,21 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
       }, (task) => { bus.publish(AgentEvent.task(task)); });
     },
 
+    /**
+     * Cancels at once: the flag makes a running or waiting turn stop at its next step (a waiting
+     * one is woken to do so, its approvals withdrawn), and the task is canceled now, so the
+     * caller never waits on a turn; what the stopping turn would still deliver is refused by the
+     * task log, which never moves a task out of a final state.
+     */
     async cancelTask(taskId: string): Promise<void> {
       const stored = await log.load(taskId);
       if (stored === undefined) return;
       const { task } = stored;
       await log.requestCancel(taskId);
-      if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-        // No turn runs for a task waiting for the peer's answer: it ends here.
-        const words = agentMessage(`${taskId}.canceled`, { taskId, contextId: task.contextId }, [{ text: 'The task was canceled while it waited for your answer.', metadata: { partType: 'error' } }]);
-        const event = { taskId, contextId: task.contextId, status: { state: TaskState.TASK_STATE_CANCELED, message: words, timestamp: new Date().toISOString() }, metadata: {} };
-        await log.append(taskId, { kind: 'statusUpdate', data: event }, `${taskId}.canceled`);
-        return;
-      }
+      const waited = task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? ' while it waited for your answer' : '';
+      const words = agentMessage(`${taskId}.canceled`, { taskId, contextId: task.contextId }, [{ text: `The task was canceled${waited}.`, metadata: { partType: 'error' } }]);
+      const event = { taskId, contextId: task.contextId, status: { state: TaskState.TASK_STATE_CANCELED, message: words, timestamp: new Date().toISOString() }, metadata: {} };
+      await log.append(taskId, { kind: 'statusUpdate', data: event }, `${taskId}.canceled`);
       const peerId: unknown = task.metadata?.['peerId'];
       if (typeof peerId === 'string') await options.wake(`${peerId}:${task.contextId}`, `cancel-${taskId}`);
     },

@@ -12,16 +12,24 @@ export const PEER_MESSAGE_TTL_SECONDS = 7 * 24 * 60 * 60;
 export interface PeerMessages {
   /** Records `taskId` for the message unless one is recorded; resolves to the recorded one. */
   firstTask(peerId: string, messageId: string, taskId: string): Promise<string>;
+  /**
+   * Records `taskId` for the message whatever was recorded: the task whose enqueue won runs it
+   * (the first one's process may have died before enqueueing, or two sends raced).
+   */
+  claim(peerId: string, messageId: string, taskId: string): Promise<void>;
 }
 
 /** The message-to-task record in Redis (`<prefix>:a2a:msg:<peer>:<messageId>`). */
 export function createPeerMessages(options: { readonly redis: Redis; readonly prefix: string; readonly ttlSeconds?: number }): PeerMessages {
   const ttl = options.ttlSeconds ?? PEER_MESSAGE_TTL_SECONDS;
+  const key = (peerId: string, messageId: string): string => `${options.prefix}:a2a:msg:${peerId}:${messageId}`;
   return {
     async firstTask(peerId, messageId, taskId) {
-      const key = `${options.prefix}:a2a:msg:${peerId}:${messageId}`;
-      if ((await options.redis.set(key, taskId, 'EX', ttl, 'NX')) === 'OK') return taskId;
-      return (await options.redis.get(key)) ?? taskId;
+      if ((await options.redis.set(key(peerId, messageId), taskId, 'EX', ttl, 'NX')) === 'OK') return taskId;
+      return (await options.redis.get(key(peerId, messageId))) ?? taskId;
+    },
+    async claim(peerId, messageId, taskId) {
+      await options.redis.set(key(peerId, messageId), taskId, 'EX', ttl);
     },
   };
 }

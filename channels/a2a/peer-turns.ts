@@ -103,9 +103,11 @@ export function createPeerTurns(options: PeerTurnsOptions) {
       }
       // Both before the message is enqueued: nothing the worker appends is in the announced task.
       try {
+        // The enqueue decides which task runs the message; the record points a repeat to it.
         const first = await options.messages.firstTask(peer.id, message.messageId, taskId);
         const { duplicate } = await options.enqueue(injection);
-        if (duplicate) await refuseDuplicate(log, injection.id, message.messageId, { taskId, contextId }, first);
+        if (!duplicate && first !== taskId) await options.messages.claim(peer.id, message.messageId, taskId);
+        if (duplicate) await refuseDuplicate(log, injection.id, message.messageId, { taskId, contextId }, await options.messages.firstTask(peer.id, message.messageId, taskId));
       } catch (error) {
         // The task is stored: it must not be left submitted forever when its message was not.
         await failTask(log, { taskId, contextId }, injection.id, error);

@@ -31,6 +31,16 @@ function status(where: { taskId: string; contextId: string }, state: TaskState, 
   return { kind: 'statusUpdate', data: { taskId: where.taskId, contextId: where.contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata } };
 }
 
+/**
+ * An approval request as a peer sees it: what waits and until when, without the short code, the
+ * arguments' hash and the session, which only serve the people who decide (a peer never does).
+ */
+function forPeer(part: Part): Part {
+  if (part.data === undefined || part.metadata.partType !== 'approval-request') return part;
+  const { shortCode: _code, argsHash: _hash, session: _session, ...data } = part.data;
+  return { ...part, data };
+}
+
 /** The task state an emitted part puts the task in, when it is shown as a status (not an artifact). */
 function statusStateOf(part: Part, turnState: string): TaskState | undefined {
   switch (part.metadata.partType) {
@@ -50,7 +60,8 @@ function statusStateOf(part: Part, turnState: string): TaskState | undefined {
 }
 
 function partOutput(input: Extract<RenderInput, { type: 'part' }>, where: { taskId: string; contextId: string }): A2aOutput {
-  const { part, partId, turnId, turnState } = input;
+  const { partId, turnId, turnState } = input;
+  const part = input.part.metadata.partType === 'approval-request' ? forPeer(input.part) : input.part;
   const metadata = { turnId, turnState, partType: part.metadata.partType };
   const state = statusStateOf(part, turnState);
   if (state !== undefined) return status(where, state, agentMessage(partId, where, [part], metadata), metadata);
@@ -67,8 +78,6 @@ function partOutput(input: Extract<RenderInput, { type: 'part' }>, where: { task
   };
 }
 
-/** Turn states after which the turn goes on working (a wait for a peer is working, too). */
-const WORKING_STATES: ReadonlySet<string> = new Set(['awaiting', 'passed', 'delegated']);
 
 /**
  * The A2A outputs of one render input for `destination` (an `a2a` destination: the context id as
@@ -83,7 +92,7 @@ export function renderA2a(input: RenderInput, destination: Destination): A2aOutp
       const metadata = { turnId: input.record.turnId, turnState: 'suspended', partType: 'approval-request', approvalId: input.record.approvalId };
       const text = `Waiting for a person's approval of "${input.record.toolName}" (expires ${input.record.expiresAt}). An approver decides on their own channel; the task goes on by itself.`;
       const note: Part = { text, metadata: { partType: 'thinking' } };
-      return [status(where, TaskState.TASK_STATE_AUTH_REQUIRED, agentMessage(input.partId, where, [note, input.part], metadata), metadata)];
+      return [status(where, TaskState.TASK_STATE_AUTH_REQUIRED, agentMessage(input.partId, where, [note, forPeer(input.part)], metadata), metadata)];
     }
     case 'approval-update': {
       const { record } = input;
@@ -92,9 +101,11 @@ export function renderA2a(input: RenderInput, destination: Destination): A2aOutp
       return [status(where, TaskState.TASK_STATE_WORKING, agentMessage(`${record.approvalId}.${record.status}`, where, [{ text, metadata: { partType: 'progress' } }], metadata), metadata)];
     }
     case 'turn':
-      if (WORKING_STATES.has(input.turnState)) return [status(where, TaskState.TASK_STATE_WORKING, undefined, { turnId: input.turnId, turnState: input.turnState })];
+      // The settlement ends the round; any other state (awaiting, delegated, passed, an app's
+      // own waiting state) is work going on. Suspension was shown by its approval request.
+      if (input.settled === true) return [{ kind: 'final', ...where, turnId: input.turnId, turnState: input.turnState }];
       if (input.turnState === 'suspended') return [];
-      return [{ kind: 'final', ...where, turnId: input.turnId, turnState: input.turnState }];
+      return [status(where, TaskState.TASK_STATE_WORKING, undefined, { turnId: input.turnId, turnState: input.turnState })];
     case 'envelope':
       return [
         ...input.parts.map((part, index) => partOutput({ type: 'part', turnId: input.turnId, partId: `${input.turnId}.env.${String(index)}`, turnState: input.turnState, part }, where)),

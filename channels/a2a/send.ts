@@ -19,11 +19,11 @@ const SETTLED_STATES: ReadonlySet<TaskState> = new Set([
   TaskState.TASK_STATE_INPUT_REQUIRED,
 ]);
 
-/** The final task state of a turn that settled in `turnState`. */
+/** The final task state of a turn that settled in `turnState` (an app's own settling state completes it). */
 function finalState(turnState: string): TaskState {
-  if (turnState === 'complete') return TaskState.TASK_STATE_COMPLETED;
   if (turnState === 'clarifying') return TaskState.TASK_STATE_INPUT_REQUIRED;
-  return TaskState.TASK_STATE_FAILED;
+  if (turnState === 'error') return TaskState.TASK_STATE_FAILED;
+  return TaskState.TASK_STATE_COMPLETED;
 }
 
 /** The parts of the artifacts `turnId` produced, in order: the turn's answer as one message. */

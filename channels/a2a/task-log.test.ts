@@ -115,11 +115,14 @@ describe('createTaskLog', () => {
     expect(await log.read('t1', '0')).toHaveLength(1);
   });
 
-  it('drops a status that would move a terminal task to another state', async () => {
+  it('appends nothing to a task in a final state: no status, not even the same one again, and no artifact', async () => {
     const log = await makeLog();
     await log.create(newTask(), 'p1');
     await log.append('t1', statusEvent('t1', TaskState.TASK_STATE_CANCELED, 'stopped'));
     expect(await log.append('t1', statusEvent('t1', TaskState.TASK_STATE_WORKING, 'late'))).toBeUndefined();
+    expect(await log.append('t1', statusEvent('t1', TaskState.TASK_STATE_CANCELED, 'again'))).toBeUndefined();
+    expect(await log.append('t1', artifactEvent('t1', 'late', ['answer']))).toBeUndefined();
+    expect((await log.load('t1'))?.task.artifacts).toEqual([]);
     expect((await log.load('t1'))?.task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     expect(await log.read('t1', '0')).toHaveLength(1);
   });

@@ -133,8 +133,8 @@ export interface TaskLog {
    *
    * @param idempotencyKey - When given, a second append with the same key stores nothing and
    *   answers the first one's stream id.
-   * @returns The stream entry id, or `undefined` when the event was dropped: a status that would
-   *   move a task out of a terminal state (completed, failed, canceled, rejected).
+   * @returns The stream entry id, or `undefined` when the event was dropped: the task is in a final
+   *   state (completed, failed, canceled, rejected), after which nothing is appended to it.
    * @throws SwitchboardError `internal` when the task does not exist, or for an event that is not
    *   a statusUpdate or artifactUpdate.
    */
@@ -233,7 +233,7 @@ return 1
  * [6] metadata patch JSON ('' none), [7] idempotency digest ('' none).
  * status: [8] status JSON, [9] state, [10] status ms, [11] message id ('' none), [12] message JSON.
  * artifact: [8] artifact id, [9] chunk JSON, [10] '1' to append, [11] artifact id as JSON string.
- * Returns the stream id, or false when a terminal task would change state.
+ * Returns the stream id, or false for a task in a final state (nothing is appended to it).
  */
 const APPEND = defineScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('A2A_NO_TASK') end
@@ -241,9 +241,9 @@ if ARGV[7] ~= '' then
   local seen = redis.call('HGET', KEYS[1], 'idem:' .. ARGV[7])
   if seen then return seen end
 end
+local current = tonumber(redis.call('HGET', KEYS[1], 'state') or '0')
+if current == 3 or current == 4 or current == 5 or current == 7 then return false end
 if ARGV[1] == 'status' then
-  local current = tonumber(redis.call('HGET', KEYS[1], 'state') or '0')
-  if (current == 3 or current == 4 or current == 5 or current == 7) and current ~= tonumber(ARGV[9]) then return false end
   redis.call('HSET', KEYS[1], 'status', ARGV[8], 'state', ARGV[9], 'statusAtMs', ARGV[10])
   if ARGV[11] ~= '' and redis.call('HSETNX', KEYS[1], 'message:' .. ARGV[11], '1') == 1 then
     redis.call('RPUSH', KEYS[2], ARGV[12])

@@ -13,6 +13,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { loadEnv } from '../../src/config/env.ts';
+import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
 import { findFreePort as freePort } from '../../src/runtime/redis/free-port.ts';
 import { startService, type Service } from '../../service/create-service.ts';
 import { callPeer } from '../../channels/a2a/peer-call.ts';
@@ -198,10 +199,29 @@ describe('A2A server', () => {
     const waiting = await client.sendMessage({ message: userMessage('pay INV-10 #pay'), configuration: undefined, metadata: {}, tenant: '' });
     if (!('id' in waiting)) throw new Error('expected a task');
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
+    const request = waiting.status?.message?.parts.find((entry) => entry.metadata?.['partType'] === 'approval-request');
+    const approvalId = request?.content?.$case === 'data' ? (request.content.value as { approvalId: string }).approvalId : '';
     expect((await client.cancelTask({ id: waiting.id, tenant: '', metadata: {} })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    // The woken turn stops, and its approval is withdrawn: the approver is no longer asked.
+    const approvals = createApprovalStore({ redis: sb().redis(), prefix: sb().prefix });
+    await waitFor(async () => (await approvals.get(approvalId))?.status === 'expired', 'the approval is withdrawn');
     const asked = await sendAndWait('JSONRPC', 'book a flight #ask');
     expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect((await client.cancelTask({ id: asked.id, tenant: '', metadata: {} })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it('a message for a task that is not waiting for the peer\'s answer is refused, and the task goes on', async () => {
+    useScenarios();
+    const client = await peerClient(sb().url, CALLER_TOKEN, 'JSONRPC');
+    const started = await client.sendMessage({ message: userMessage('go slowly #slow'), configuration: { acceptedOutputModes: [], historyLength: undefined, taskPushNotificationConfig: undefined, returnImmediately: true }, metadata: {}, tenant: '' });
+    if (!('id' in started)) throw new Error('expected a task');
+    await waitFor(() => gates.has('slow'), 'the turn is working');
+    await expect(client.sendMessage({ message: userMessage('and another thing #answer', { taskId: started.id, contextId: started.contextId }), configuration: undefined, metadata: {}, tenant: '' })).rejects.toThrow(/only a task waiting for your answer/);
+    await release('slow');
+    await waitFor(async () => (await client.getTask({ id: started.id, tenant: '', historyLength: undefined })).status?.state === TaskState.TASK_STATE_COMPLETED, 'the task completes', 20_000);
+    const done = await client.getTask({ id: started.id, tenant: '', historyLength: undefined });
+    const answers = done.status?.message?.parts.filter((entry) => entry.metadata?.['partType'] === 'response').map((entry) => entry.content);
+    expect(answers).toEqual([{ $case: 'text', value: 'Done slowly.' }]);
   });
 
   it('an approval in the middle: auth-required with the approval request, then completed once the finance desk approves', async () => {

@@ -6,6 +6,8 @@ const CANCELED_TEXT = 'The request was canceled, so I stopped before finishing i
 /** Fails the turn (reason `canceled`) when its caller asked it to stop; whether it did. */
 export async function stopped(scope: TurnScope): Promise<boolean> {
   if (scope.deps.stopRequested === undefined || !(await scope.deps.stopRequested(scope.turn.record))) return false;
+  // Approvers are no longer asked about calls of a turn that will not run them.
+  for (const pending of scope.turn.record.pendingApprovals ?? []) await scope.deps.approvals?.store.expire(pending.approvalId);
   await scope.end.fail('canceled', CANCELED_TEXT);
   return true;
 }

@@ -9,7 +9,14 @@ import type { ApprovalRecord } from '../approvals/approval-types.ts';
  */
 export type RenderInput =
   | { readonly type: 'part'; readonly turnId: string; readonly partId: string; readonly turnState: string; readonly actor?: string; readonly part: Part }
-  | { readonly type: 'turn'; readonly turnId: string; readonly turnState: string; readonly actor?: string }
+  | {
+      readonly type: 'turn';
+      readonly turnId: string;
+      readonly turnState: string;
+      readonly actor?: string;
+      /** `true` when the turn settled in `turnState` (its last event); absent for a state it goes on from. */
+      readonly settled?: true;
+    }
   | {
       readonly type: 'envelope';
       readonly turnId: string;

@@ -184,7 +184,7 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
         }
         await send(turn, {
           idempotencyKey: `${turn.turnId}.settled|${destinationKey(turn.replyTo)}`,
-          payload: { type: 'turn', turnId: turn.turnId, turnState, actor: turn.actor },
+          payload: { type: 'turn', turnId: turn.turnId, turnState, actor: turn.actor, settled: true },
         });
         return;
       }

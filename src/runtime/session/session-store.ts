@@ -77,10 +77,15 @@ export interface SessionStore {
   pendingCount(sessionId: string): Promise<number>;
   /**
    * Whether a turn could run now: a turn left running (by a crashed worker) or settling, a wait
-   * whose deadline passed, `approvalsReady` answering true for a turn waiting for approvals, or
-   * waiting injections while no turn waits. One round trip unless `approvalsReady` is asked.
+   * whose deadline passed, `approvalsReady` answering true for a turn waiting for approvals,
+   * `stopRequested` answering true for a waiting turn (its caller canceled it), or waiting
+   * injections while no turn waits. One round trip unless `approvalsReady` or `stopRequested` is asked.
    */
-  hasWork(sessionId: string, approvalsReady?: (pending: NonNullable<TurnRecord['pendingApprovals']>) => Promise<boolean>): Promise<boolean>;
+  hasWork(
+    sessionId: string,
+    approvalsReady?: (pending: NonNullable<TurnRecord['pendingApprovals']>) => Promise<boolean>,
+    stopRequested?: (turn: TurnRecord) => Promise<boolean>,
+  ): Promise<boolean>;
 }
 
 /**
@@ -254,12 +259,14 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return redis.llen(key(sessionId, 'pending'));
     },
 
-    async hasWork(sessionId, approvalsReady) {
+    async hasWork(sessionId, approvalsReady, stopRequested) {
       // Sent in the same tick, both reads share one socket write and round trip (write-coalescing.ts).
       const [turnRaw, pending] = await Promise.all([redis.get(key(sessionId, 'turn')), redis.llen(key(sessionId, 'pending'))]);
       if (turnRaw === null) return pending > 0;
       const turn = JSON.parse(turnRaw) as TurnRecord;
       if (turn.status !== 'waiting') return true;
+      // A waiting turn whose caller asked it to stop runs now, to stop (and say so).
+      if (stopRequested !== undefined && (await stopRequested(turn))) return true;
       // A wait with no approvals ends at its deadline; approvals are checked by their own store.
       if (turn.pendingApprovals !== undefined) return approvalsReady === undefined ? false : approvalsReady(turn.pendingApprovals);
       return turn.wait !== undefined && Date.now() >= Date.parse(turn.wait.until);
