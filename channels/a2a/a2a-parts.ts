@@ -20,7 +20,8 @@ export function toA2aPart(part: Part): A2aPart {
 /**
  * The envelope part an A2A part carries: its `metadata.partType` when it names one (a type we do
  * not know is kept as it is; the delivery rules ignore it later), otherwise `response` for text and
- * `domain-data` for data. Raw bytes and URLs become a text line naming the file.
+ * `domain-data` for data. A data part's string `metadata.text` (a part with both, see
+ * {@link toA2aPart}) becomes its text again. Raw bytes and URLs become a text line naming the file.
  */
 export function fromA2aPart(part: A2aPart): Part {
   const given: unknown = part.metadata?.['partType'];
@@ -28,6 +29,9 @@ export function fromA2aPart(part: A2aPart): Part {
   const content = part.content;
   if (content?.$case === 'data') {
     const data = typeof content.value === 'object' && content.value !== null && !Array.isArray(content.value) ? (content.value as Record<string, unknown>) : { value: content.value as unknown };
+    // A part with both (see toA2aPart) carries its text in metadata: it comes back as the text.
+    const { text, ...rest } = metadata;
+    if (typeof text === 'string') return { text, data, metadata: { ...rest, partType: typeof given === 'string' ? given : 'domain-data' } };
     return { data, metadata: { ...metadata, partType: typeof given === 'string' ? given : 'domain-data' } };
   }
   const text = content?.$case === 'text' ? content.value : fileLine(part);

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { Role, TaskState, type AgentCard, type Message, type Part as A2aPart, type Task } from '@a2a-js/sdk';
@@ -10,7 +11,7 @@ import { createToolHandlerContext } from '../../src/protocol/tools/tool-handler-
 import { createToolRegistry } from '../../src/protocol/tools/tool-registry.ts';
 import { useStarted } from '../../test/support/use-started.ts';
 import { listenOnLoopback, type ListeningServer } from '../../test/support/loopback-server.ts';
-import { askPeerTool, registerPeerTools, type AskPeerArgs, type AskPeerResult, type AskablePeer } from './ask-peer.ts';
+import { askPeerMessageId, askPeerTool, registerPeerTools, type AskPeerArgs, type AskPeerResult, type AskablePeer } from './ask-peer.ts';
 
 const TOKEN = 'peer-token-0123456789abcdef';
 
@@ -34,12 +35,23 @@ function textOf(message: Message): string {
 interface Received {
   readonly messages: Message[];
   readonly authorizations: (string | undefined)[];
+  /** The Authorization header of each Agent Card request. */
+  readonly cardAuthorizations: (string | undefined)[];
+  /** The JSON-RPC method of each request to the endpoint. */
+  readonly methods: string[];
+}
+
+/** How the fake peer misbehaves: the next `getTask429` GetTask requests get 429 with `retryAfter`. */
+interface Throttle {
+  getTask429: number;
+  retryAfter: string;
 }
 
 /**
  * A small A2A peer built from the SDK's server pieces. What it does depends on the message text:
  * `hotels` completes with progress, an artifact and llm-context; `book` asks which city and
- * completes when answered on the same task; `hang` never answers; `fail` fails the task.
+ * completes when answered on the same task; `hang` never answers; `approve` waits for an approval
+ * (auth-required) for 150 ms, then completes; anything else fails the task.
  */
 function fakeExecutor(): AgentExecutor {
   return {
@@ -59,6 +71,12 @@ function fakeExecutor(): AgentExecutor {
         bus.publish(status(TaskState.TASK_STATE_COMPLETED, [textPart('Here are the hotels.', 'response'), textPart('One hotel, Harbour View, 120 a night.', 'llm-context'), hotels]));
       } else if (text.includes('book')) {
         bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('Which city?', 'clarify')]));
+      } else if (text.includes('approve')) {
+        bus.publish(status(TaskState.TASK_STATE_AUTH_REQUIRED, [textPart('Waiting for the manager.', 'progress')]));
+        return sleep(150).then(() => {
+          bus.publish(status(TaskState.TASK_STATE_COMPLETED, [textPart('Approved and booked.', 'response')]));
+          bus.finished();
+        });
       } else if (text.includes('hang')) {
         bus.publish(status(TaskState.TASK_STATE_WORKING));
         return Promise.resolve(); // never finishes
@@ -72,14 +90,16 @@ function fakeExecutor(): AgentExecutor {
   };
 }
 
-async function startPeer(streaming: boolean): Promise<ListeningServer & { received: Received }> {
-  const received: Received = { messages: [], authorizations: [] };
+/** A fake peer; its card names `endpointOrigin` (default its own) as the JSON-RPC endpoint's origin. */
+async function startPeer(streaming: boolean, endpointOrigin?: string): Promise<ListeningServer & { received: Received; throttle: Throttle }> {
+  const received: Received = { messages: [], authorizations: [], cardAuthorizations: [], methods: [] };
+  const throttle: Throttle = { getTask429: 0, retryAfter: '1' };
   const server = createServer();
   const listening = await listenOnLoopback(server);
   const card: AgentCard = {
     name: 'Hotel agent',
     description: 'Finds and books hotels.',
-    supportedInterfaces: [{ url: `${listening.origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    supportedInterfaces: [{ url: `${endpointOrigin ?? listening.origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     provider: undefined,
     version: '1.0.0',
     capabilities: { streaming, pushNotifications: false, extensions: [] },
@@ -92,6 +112,10 @@ async function startPeer(streaming: boolean): Promise<ListeningServer & { receiv
   };
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), fakeExecutor());
   const app = express();
+  app.use('/.well-known/agent-card.json', (req, _res, next) => {
+    received.cardAuthorizations.push(req.headers.authorization);
+    next();
+  });
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
   app.use('/a2a/jsonrpc', (req, res, next) => {
     received.authorizations.push(req.headers.authorization);
@@ -101,18 +125,57 @@ async function startPeer(streaming: boolean): Promise<ListeningServer & { receiv
     }
     next();
   });
-  app.use('/a2a/jsonrpc', express.json(), (req, _res, next) => {
-    const message = (req.body as { params?: { message?: Message } }).params?.message;
+  app.use('/a2a/jsonrpc', express.json(), (req, res, next) => {
+    const body = req.body as { method?: string; params?: { message?: Message } };
+    received.methods.push(body.method ?? '');
+    if (body.method === 'GetTask' && throttle.getTask429 > 0) {
+      throttle.getTask429 -= 1;
+      res.status(429).set('retry-after', throttle.retryAfter).json({ error: { code: 'http.too_many_requests', message: 'Too many requests.' } });
+      return;
+    }
+    const message = body.params?.message;
     if (message !== undefined) received.messages.push(message);
     next();
   });
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   server.on('request', app);
-  return { ...listening, received };
+  return { ...listening, received, throttle };
+}
+
+/** A server that records every request it gets and answers 200 with an empty JSON object. */
+async function startElsewhere(): Promise<ListeningServer & { requests: { url: string; authorization: string | undefined }[] }> {
+  const requests: { url: string; authorization: string | undefined }[] = [];
+  const server = createServer((req, res) => {
+    requests.push({ url: req.url ?? '', authorization: req.headers.authorization });
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  return { ...(await listenOnLoopback(server)), requests };
 }
 
 const streamingPeer = useStarted(() => startPeer(true), (peer) => peer.close(), { name: 'streamingPeer' });
 const blockingPeer = useStarted(() => startPeer(false), (peer) => peer.close(), { name: 'blockingPeer' });
+const elsewhere = useStarted(startElsewhere, (server) => server.close(), { name: 'elsewhere' });
+/** A peer whose card names `elsewhere` as its endpoint. */
+const misdirectingPeer = useStarted(() => startPeer(true, elsewhere().origin), (peer) => peer.close(), { name: 'misdirectingPeer' });
+
+/** A fetch that ends every SendStreamingMessage stream after its first event, as a dropped connection would. */
+function droppingFetch(): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const method = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }).method : undefined;
+    if (method !== 'SendStreamingMessage' || response.body === null) return response;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let read = '';
+    while (!read.includes('\n\n')) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      read += decoder.decode(chunk.value, { stream: true });
+    }
+    await reader.cancel();
+    return new Response(read.slice(0, read.indexOf('\n\n') + 2), { status: response.status, headers: response.headers });
+  };
+}
 
 /** A recording delegation hook. */
 function recorder(): { delegation: ToolDelegation; calls: string[] } {
@@ -136,9 +199,9 @@ function peerAt(url: string, overrides: Partial<AskablePeer> = {}): AskablePeer 
   return { id: 'hotel-agent', name: 'Hotel agent', url, token: TOKEN, timeoutSeconds: 5, ...overrides };
 }
 
-async function ask(peer: AskablePeer, args: AskPeerArgs, delegation?: ToolDelegation, turnId = 't-1'): Promise<AskPeerResult> {
+async function ask(peer: AskablePeer, args: AskPeerArgs, delegation?: ToolDelegation, turnId = 't-1', callId?: string): Promise<AskPeerResult> {
   const tool = askPeerTool(peer, { pollIntervalMs: 20 });
-  const ctx = createToolHandlerContext({ actorName: 'concierge', sessionId: 's-1', turnId, delegation });
+  const ctx = createToolHandlerContext({ actorName: 'concierge', sessionId: 's-1', turnId, callId, delegation });
   return tool.handler(args, ctx);
 }
 
@@ -175,6 +238,19 @@ describe('askPeerTool', () => {
     const ids = streamingPeer().received.messages.slice(-3).map((message) => message.messageId);
     expect(ids[0]).toBe(ids[1]);
     expect(ids[2]).not.toBe(ids[0]);
+  });
+
+  it('sends a new messageId for a call at a later step of the same turn, and the same one when that call runs again', async () => {
+    const peer = peerAt(streamingPeer().origin);
+    await ask(peer, { text: 'find hotels in Braga' }, undefined, 't-3', 't-3.2.1');
+    await ask(peer, { text: 'find hotels in Braga' }, undefined, 't-3', 't-3.2.1');
+    // A deliberate retry after a timeout: the model calls again at a later step.
+    const retry = await ask(peer, { text: 'find hotels in Braga' }, undefined, 't-3', 't-3.4.0');
+    const ids = streamingPeer().received.messages.slice(-3).map((message) => message.messageId);
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[2]).not.toBe(ids[0]);
+    // The peer took it as a new message, not a duplicate of the first.
+    expect(retry).toMatchObject({ state: 'completed', text: 'One hotel, Harbour View, 120 a night.' });
   });
 
   it('returns a question on input-required, and a second call with its taskId continues the task', async () => {
@@ -227,9 +303,68 @@ describe('askPeerTool', () => {
     expect(calls).toEqual(['begin 300']);
   });
 
+  it('sends our token only to the origin of the peer url: a card naming another host fails the call, which sends nothing there', async () => {
+    const error = await failureOf(ask(peerAt(misdirectingPeer().origin), { text: 'find hotels' }));
+    expect(error.details).toEqual({ peer: 'hotel-agent', reason: 'protocol' });
+    expect(error.message).toContain(elsewhere().origin);
+    expect(error.message).toContain(misdirectingPeer().origin);
+    expect(error.message).toContain('refused');
+    expect(elsewhere().requests).toEqual([]);
+  });
+
+  it('reads the Agent Card without our token', async () => {
+    await ask(peerAt(streamingPeer().origin), { text: 'find hotels in Evora' });
+    expect(streamingPeer().received.cardAuthorizations.length).toBeGreaterThan(0);
+    expect(streamingPeer().received.cardAuthorizations.every((authorization) => authorization === undefined)).toBe(true);
+    expect(streamingPeer().received.authorizations.at(-1)).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('waits the Retry-After of a 429 while polling a task, then goes on', async () => {
+    const peer = blockingPeer();
+    peer.throttle.getTask429 = 1;
+    peer.throttle.retryAfter = '1';
+    const before = peer.received.methods.length;
+    const started = Date.now();
+    const result = await ask(peerAt(peer.origin), { text: 'approve the stay' });
+    expect(result).toMatchObject({ state: 'completed', text: 'Approved and booked.' });
+    expect(peer.throttle.getTask429).toBe(0);
+    const methods = peer.received.methods.slice(before);
+    expect(methods.filter((method) => method === 'GetTask').length).toBeGreaterThanOrEqual(2);
+    // The 429 asked for 1 s; the poll interval is 20 ms.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  it('follows a task whose stream dropped over the peer\'s stream again (SubscribeToTask), not by polling', async () => {
+    const peer = streamingPeer();
+    const before = peer.received.methods.length;
+    const tool = askPeerTool(peerAt(peer.origin), { pollIntervalMs: 20, fetch: droppingFetch() });
+    const { delegation, calls } = recorder();
+    const result = await tool.handler({ text: 'approve the stay' }, createToolHandlerContext({ actorName: 'concierge', sessionId: 's-1', turnId: 't-9', delegation }));
+    expect(result).toMatchObject({ state: 'completed', text: 'Approved and booked.' });
+    const methods = peer.received.methods.slice(before);
+    expect(methods).toContain('SubscribeToTask');
+    expect(methods).not.toContain('GetTask');
+    expect(calls).toContain("progress Waiting for a person's approval on the peer's side. Waiting for the manager.");
+  });
+
   it('stops a blocking peer that never answers at its budget', async () => {
     const error = await failureOf(ask(peerAt(blockingPeer().origin, { timeoutSeconds: 0.3 }), { text: 'hang on' }));
     expect(error.details['reason']).toBe('timeout');
+  });
+});
+
+describe('askPeerMessageId', () => {
+  const args = { text: 'find hotels' };
+  it('differs between calls at different positions of one turn, and is stable for one position', () => {
+    const first = askPeerMessageId({ sessionId: 's', turnId: 't', callId: 't.2.1' }, 'hotels', args);
+    expect(askPeerMessageId({ sessionId: 's', turnId: 't', callId: 't.2.1' }, 'hotels', args)).toBe(first);
+    expect(askPeerMessageId({ sessionId: 's', turnId: 't', callId: 't.4.0' }, 'hotels', args)).not.toBe(first);
+  });
+
+  it('falls back to the turn without a callId', () => {
+    const first = askPeerMessageId({ sessionId: 's', turnId: 't' }, 'hotels', args);
+    expect(askPeerMessageId({ sessionId: 's', turnId: 't' }, 'hotels', args)).toBe(first);
+    expect(askPeerMessageId({ sessionId: 's', turnId: 't2' }, 'hotels', args)).not.toBe(first);
   });
 });
 

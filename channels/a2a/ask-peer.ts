@@ -69,12 +69,15 @@ export function askPeerToolName(id: string): string {
 }
 
 /**
- * The A2A `messageId` of one call: `ask-` and the SHA-256 of the session, the turn, the peer and
- * the arguments, so a call run again (a retried turn after a crash) is the same message to the peer.
+ * The A2A `messageId` of one call: `ask-` and the SHA-256 of the session, the call's position
+ * (`callId`, else the turn), the peer and the arguments. A call run again at the same position (a
+ * turn retried after a crash) is the same message to the peer, which answers it with the task it
+ * started; a deliberate retry (the model calls again at a later step, say after a timeout) is a new
+ * message.
  */
-export function askPeerMessageId(ctx: Pick<ToolHandlerContext, 'sessionId' | 'turnId'>, peerId: string, args: AskPeerArgs): string {
+export function askPeerMessageId(ctx: Pick<ToolHandlerContext, 'sessionId' | 'turnId' | 'callId'>, peerId: string, args: AskPeerArgs): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify([ctx.sessionId, ctx.turnId, peerId, args.text, args.contextId ?? '', args.taskId ?? '']))
+    .update(JSON.stringify([ctx.sessionId, ctx.callId ?? ctx.turnId, peerId, args.text, args.contextId ?? '', args.taskId ?? '']))
     .digest('hex');
   return `ask-${digest.slice(0, 40)}`;
 }

@@ -1,17 +1,22 @@
 /**
  * One call to a peer agent over A2A with the SDK's client: the peer's Agent Card is read, the
  * message is streamed (the SDK sends it blocking when the card says the peer does not stream), the
- * peer's progress is passed on, and the call ends when the task settles or needs input. Every
- * request carries `Authorization: Bearer <token>` and the call's budget as its abort signal.
+ * peer's progress is passed on, and the call ends when the task settles or needs input. A task
+ * still open when the answer ended is followed over the peer's stream again (SubscribeToTask) when
+ * it streams, else by reading it every `pollIntervalMs`. Every
+ * request carries the call's budget as its abort signal, and every request but the Agent Card's
+ * (which is public) carries `Authorization: Bearer <token>`. The token is pinned to the origin of
+ * the configured `url`: a card that names an endpoint elsewhere fails the call, and nothing is sent
+ * there.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Role, TaskState, type Artifact, type Message, type Part as A2aPart, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type Artifact, type Message, type Part as A2aPart, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { messageText } from './a2a-parts.ts';
 
 /** Why a call to a peer failed, in `SwitchboardError.details.reason` (code `peer.failed`). */
-export type PeerFailureReason = 'timeout' | 'unauthorized' | 'unreachable' | 'failed' | 'rejected' | 'canceled' | 'protocol';
+export type PeerFailureReason = 'timeout' | 'unauthorized' | 'unreachable' | 'busy' | 'failed' | 'rejected' | 'canceled' | 'protocol';
 
 /** The peer being called. */
 export interface PeerEndpoint {
@@ -29,7 +34,8 @@ export interface PeerClientOptions {
   readonly fetch?: typeof fetch;
   /**
    * How often a task the peer has not settled when its answer ended (a blocking answer in
-   * `auth-required`, a dropped stream) is read again, in ms. Default 1000.
+   * `auth-required`, a dropped stream) is read again, in ms. Default 1000. A read the peer answers
+   * with 429 waits its `Retry-After` instead (at most the call's budget).
    */
   readonly pollIntervalMs?: number;
 }
@@ -72,39 +78,91 @@ interface TaskSoFar {
 }
 
 function failure(peer: PeerEndpoint, reason: PeerFailureReason, message: string, cause?: unknown): SwitchboardError {
-  return new SwitchboardError('peer.failed', message, { details: { peer: peer.id, reason }, cause, retryable: reason === 'timeout' || reason === 'unreachable' });
+  return new SwitchboardError('peer.failed', message, { details: { peer: peer.id, reason }, cause, retryable: reason === 'timeout' || reason === 'unreachable' || reason === 'busy' });
+}
+
+/** Longest text of the peer's (an error it answered with) put in a failure's message, in characters. */
+const MAX_PEER_DETAIL_CHARS = 300;
+
+function cut(text: string): string {
+  return text.length <= MAX_PEER_DETAIL_CHARS ? text : `${text.slice(0, MAX_PEER_DETAIL_CHARS)}…`;
+}
+
+/** Longest wait a `Retry-After` may ask for, in ms (what a timer can wait). */
+const MAX_RETRY_AFTER_MS = 2_147_483_647;
+
+/** The peer answered 429: it asked us to wait `retryAfterMs` (undefined: it did not say). */
+class PeerBusy extends Error {
+  constructor(readonly retryAfterMs: number | undefined) {
+    super('The peer answered HTTP 429 (too many requests).');
+    this.name = 'PeerBusy';
+  }
+}
+
+/** A `Retry-After` header in ms: delay-seconds or an HTTP date; `undefined` when absent or unreadable. */
+function retryAfterMs(header: string | null): number | undefined {
+  const value = header?.trim() ?? '';
+  if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, MAX_RETRY_AFTER_MS);
+  const at = value === '' ? Number.NaN : Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - Date.now()), MAX_RETRY_AFTER_MS);
+}
+
+/** The origin `input` is sent to; `undefined` when it is no URL. */
+function originOf(input: string | URL | Request): string | undefined {
+  try {
+    return new URL(input instanceof Request ? input.url : input).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * A fetch that presents the peer's token and turns a refusal of it into a clear failure. With
- * `signal`, every request is also cut by it (the card resolver passes no signal of its own).
+ * A fetch for `peer`'s requests: it refuses any request to another origin than `origin` (the
+ * configured url's) before sending it, presents the token when `withToken` (turning a refusal of
+ * it into a clear failure), and turns a 429 into {@link PeerBusy}. With `signal`, every request is
+ * also cut by it (the card resolver passes no signal of its own).
  */
-function authenticatingFetch(peer: PeerEndpoint, base: typeof fetch, signal?: AbortSignal): typeof fetch {
+function peerFetch(peer: PeerEndpoint, origin: string, base: typeof fetch, withToken: boolean, signal?: AbortSignal): typeof fetch {
   return async (input, init) => {
+    const target = originOf(input);
+    if (target !== origin) {
+      throw failure(
+        peer,
+        'protocol',
+        `The peer agent "${peer.name}" names ${target === undefined ? 'an unreadable address' : cut(target)} as its endpoint, but peer "${peer.id}" is configured at ${origin}; ` +
+          'the call was refused, so our token is not sent anywhere else.',
+      );
+    }
     const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${peer.token}`);
+    if (withToken) headers.set('authorization', `Bearer ${peer.token}`);
     const signals = [init?.signal, signal].filter((one): one is AbortSignal => one !== undefined && one !== null);
     const response = await base(input, { ...init, headers, ...(signals.length === 0 ? {} : { signal: AbortSignal.any(signals) }) });
-    if (response.status === 401 || response.status === 403) {
+    if (withToken && (response.status === 401 || response.status === 403)) {
       await response.body?.cancel();
       throw failure(peer, 'unauthorized', `The peer agent "${peer.name}" refused our token (HTTP ${String(response.status)}): the token configured for peer "${peer.id}" is not the one it expects.`);
+    }
+    if (response.status === 429) {
+      await response.body?.cancel();
+      throw new PeerBusy(retryAfterMs(response.headers.get('retry-after')));
     }
     return response;
   };
 }
 
 /**
- * A client for `peer` whose every request is authenticated. Reading the Agent Card is cut by
- * `signal`; the calls made with the client pass their own.
+ * A client for `peer` whose every request goes to the origin of `peer.url` only, authenticated
+ * except the Agent Card's. Reading the Agent Card is cut by `signal`; the calls made with the client
+ * pass their own.
  */
 async function connect(peer: PeerEndpoint, options: PeerClientOptions, signal: AbortSignal): Promise<Client> {
   const base = options.fetch ?? fetch;
-  const fetchImpl = authenticatingFetch(peer, base);
+  const origin = new URL(peer.url).origin;
+  const fetchImpl = peerFetch(peer, origin, base, true);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- the SDK types its options as classes it does not export; its own docs pass plain objects
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl: authenticatingFetch(peer, base, signal) }),
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: peerFetch(peer, origin, base, false, signal) }),
     }),
   );
   return factory.createFromUrl(peer.url);
@@ -145,38 +203,77 @@ function progressOf(state: TaskState, message: Message | undefined): string | un
   return undefined;
 }
 
+/** Takes one streamed event into `seen`, passing progress on; `true` for a direct answer (a message), which ends the stream. */
+async function takeEvent(seen: TaskSoFar, event: StreamResponse, onProgress: (text: string) => Promise<void>): Promise<boolean> {
+  const payload = event.payload;
+  switch (payload?.$case) {
+    case undefined:
+      return false;
+    case 'message':
+      // A direct answer without a task.
+      seen.contextId = payload.value.contextId || seen.contextId;
+      seen.state = TaskState.TASK_STATE_COMPLETED;
+      seen.statusMessage = payload.value;
+      return true;
+    case 'task': {
+      // A snapshot (the first event, or the task as it stands when followed again): its state is news only when it changed.
+      const before = seen.state;
+      takeTask(seen, payload.value);
+      const progress = seen.state === before ? undefined : progressOf(seen.state, seen.statusMessage);
+      if (progress !== undefined) await onProgress(progress);
+      return false;
+    }
+    case 'artifactUpdate':
+      if (payload.value.artifact !== undefined) takeArtifact(seen, payload.value.artifact, payload.value.append);
+      return false;
+    case 'statusUpdate': {
+      const status = payload.value.status;
+      if (status === undefined) return false;
+      seen.taskId = payload.value.taskId || seen.taskId;
+      seen.contextId = payload.value.contextId || seen.contextId;
+      seen.state = status.state;
+      seen.statusMessage = status.message;
+      const progress = progressOf(status.state, status.message);
+      if (progress !== undefined) await onProgress(progress);
+      return false;
+    }
+  }
+}
+
 /** Streams the peer's answer into `seen`, passing progress on; ends when the stream does. */
 async function stream(client: Client, request: PeerRequest, seen: TaskSoFar, signal: AbortSignal, onProgress: (text: string) => Promise<void>): Promise<void> {
   const params = { tenant: '', message: userMessage(request), configuration: undefined, metadata: undefined };
   for await (const event of client.sendMessageStream(params, { signal })) {
-    const payload = event.payload;
-    if (payload === undefined) continue;
-    switch (payload.$case) {
-      case 'message':
-        // A direct answer without a task.
-        seen.contextId = payload.value.contextId || seen.contextId;
-        seen.state = TaskState.TASK_STATE_COMPLETED;
-        seen.statusMessage = payload.value;
-        return;
-      case 'task':
-        takeTask(seen, payload.value);
-        break;
-      case 'artifactUpdate':
-        if (payload.value.artifact !== undefined) takeArtifact(seen, payload.value.artifact, payload.value.append);
-        break;
-      case 'statusUpdate': {
-        const status = payload.value.status;
-        if (status === undefined) break;
-        seen.taskId = payload.value.taskId || seen.taskId;
-        seen.contextId = payload.value.contextId || seen.contextId;
-        seen.state = status.state;
-        seen.statusMessage = status.message;
-        const progress = progressOf(status.state, status.message);
-        if (progress !== undefined) await onProgress(progress);
-        break;
-      }
-    }
+    if (await takeEvent(seen, event, onProgress)) return;
   }
+}
+
+/**
+ * Follows the task over the peer's stream again (SubscribeToTask) until it ends or the stream does.
+ * Only a peer whose card says it streams is asked.
+ */
+async function resubscribe(client: Client, seen: TaskSoFar, signal: AbortSignal, onProgress: (text: string) => Promise<void>): Promise<void> {
+  const card = await client.getAgentCard({ signal });
+  if (card.capabilities?.streaming !== true) return;
+  for await (const event of client.resubscribeTask({ tenant: '', id: seen.taskId }, { signal })) {
+    if ((await takeEvent(seen, event, onProgress)) || ENDED.has(seen.state)) return;
+  }
+}
+
+/**
+ * Waits for a task the peer's answer left unsettled: over the peer's stream when it streams, else
+ * (or when that stream cannot be had or ends early) by reading the task again.
+ */
+async function followUntilEnded(client: Client, seen: TaskSoFar, intervalMs: number, signal: AbortSignal, onProgress: (text: string) => Promise<void>): Promise<void> {
+  let firstWaitMs = intervalMs;
+  try {
+    await resubscribe(client, seen, signal, onProgress);
+  } catch (error) {
+    // A refused token, a card naming another origin or the budget: final. Anything else: read the task instead.
+    if (signal.aborted || error instanceof SwitchboardError) throw error;
+    if (error instanceof PeerBusy) firstWaitMs = Math.max(intervalMs, error.retryAfterMs ?? intervalMs);
+  }
+  await pollUntilEnded(client, seen, { intervalMs, firstWaitMs }, signal, onProgress);
 }
 
 /**
@@ -192,12 +289,33 @@ function followOriginal(seen: TaskSoFar): void {
   seen.artifacts.clear();
 }
 
-/** Reads the task again every `intervalMs` until it ends; the budget's signal cuts the wait. */
-async function pollUntilEnded(client: Client, seen: TaskSoFar, intervalMs: number, signal: AbortSignal, onProgress: (text: string) => Promise<void>): Promise<void> {
+/**
+ * Reads the task again every `intervalMs` (the first time after `firstWaitMs`) until it ends; after
+ * a 429 the next read waits the peer's `Retry-After` instead (at least `intervalMs`). The budget's
+ * signal cuts every wait.
+ */
+async function pollUntilEnded(
+  client: Client,
+  seen: TaskSoFar,
+  waits: { readonly intervalMs: number; readonly firstWaitMs: number },
+  signal: AbortSignal,
+  onProgress: (text: string) => Promise<void>,
+): Promise<void> {
+  const { intervalMs } = waits;
+  let waitMs = waits.firstWaitMs;
   while (!ENDED.has(seen.state)) {
-    await sleep(intervalMs, undefined, { signal });
+    await sleep(waitMs, undefined, { signal });
+    waitMs = intervalMs;
     const before = seen.state;
-    takeTask(seen, await client.getTask({ tenant: '', id: seen.taskId, historyLength: 0 }, { signal }));
+    let task: Task;
+    try {
+      task = await client.getTask({ tenant: '', id: seen.taskId, historyLength: 0 }, { signal });
+    } catch (error) {
+      if (!(error instanceof PeerBusy)) throw error;
+      waitMs = Math.max(intervalMs, error.retryAfterMs ?? intervalMs);
+      continue;
+    }
+    takeTask(seen, task);
     const progress = seen.state === before ? undefined : progressOf(seen.state, seen.statusMessage);
     if (progress !== undefined) await onProgress(progress);
   }
@@ -239,11 +357,16 @@ function asPeerFailure(peer: PeerEndpoint, error: unknown, budget: AbortSignal, 
     return failure(peer, 'timeout', `The peer agent "${peer.name}" did not answer within ${String(budgetMs / 1000)} s, so the call was stopped.`, error);
   }
   if (error instanceof SwitchboardError && error.code === 'peer.failed') return error;
+  if (error instanceof PeerBusy) {
+    const later = error.retryAfterMs === undefined ? 'later' : `in ${String(Math.ceil(error.retryAfterMs / 1000))} s`;
+    return failure(peer, 'busy', `The peer agent "${peer.name}" is too busy to take the call (HTTP 429); it asks to be called again ${later}.`, error);
+  }
   if (error instanceof TypeError && error.message === 'fetch failed') {
     const code = (error.cause as { code?: unknown } | undefined)?.code;
     return failure(peer, 'unreachable', `The peer agent "${peer.name}" could not be reached at ${peer.url}${typeof code === 'string' ? ` (${code})` : ''}; it may be down.`, error);
   }
-  const detail = error instanceof Error ? error.message : String(error);
+  // The SDK's message quotes the peer's answer: a peer's text of any length, so it is cut.
+  const detail = cut(error instanceof Error ? error.message : String(error));
   return failure(peer, 'protocol', `The call to the peer agent "${peer.name}" failed: ${detail}`, error);
 }
 
@@ -253,8 +376,10 @@ function asPeerFailure(peer: PeerEndpoint, error: unknown, budget: AbortSignal, 
  * cancel (not awaited).
  *
  * @throws SwitchboardError `peer.failed` with `details.reason` (see {@link PeerFailureReason}): the
- *   budget ran out, the token was refused (401/403), the peer could not be reached, the task
- *   failed, was rejected or canceled, or the peer's answer made no sense.
+ *   budget ran out, the token was refused (401/403), the peer could not be reached, it answered
+ *   429 other than while the task was read again (`busy`), the task failed, was rejected or
+ *   canceled, or the peer's answer made no sense (`protocol`, also when its Agent Card names an
+ *   endpoint on another origin than `peer.url`'s).
  */
 export async function callPeer(peer: PeerEndpoint, request: PeerRequest, budgetMs: number, options: PeerClientOptions, onProgress: (text: string) => Promise<void>): Promise<PeerOutcome> {
   const budget = AbortSignal.timeout(Math.max(1, budgetMs));
@@ -264,7 +389,7 @@ export async function callPeer(peer: PeerEndpoint, request: PeerRequest, budgetM
     client = await connect(peer, options, budget);
     await stream(client, request, seen, budget, onProgress);
     followOriginal(seen);
-    if (!ENDED.has(seen.state) && seen.taskId !== '') await pollUntilEnded(client, seen, options.pollIntervalMs ?? 1000, budget, onProgress);
+    if (!ENDED.has(seen.state) && seen.taskId !== '') await followUntilEnded(client, seen, options.pollIntervalMs ?? 1000, budget, onProgress);
   } catch (error) {
     const failed = asPeerFailure(peer, error, budget, budgetMs);
     if (failed.details['reason'] === 'timeout' && client !== undefined && seen.taskId !== '') {

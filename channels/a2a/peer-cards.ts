@@ -24,9 +24,9 @@ export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 export interface PeerCardsConfig {
   /** Fetches the cards (the global `fetch`, or a test's). */
   readonly fetch: typeof globalThis.fetch;
-  /** How long a card read successfully is trusted, in milliseconds. Default {@link DEFAULT_PEER_CARD_TTL_MS} (5 minutes). */
+  /** How long a card read successfully is trusted before it is refreshed in the background, in milliseconds. Default {@link DEFAULT_PEER_CARD_TTL_MS} (5 minutes). */
   readonly ttlMs?: number;
-  /** How long a failure is remembered (answering `[]`) before the card is fetched again, in milliseconds. Default {@link DEFAULT_PEER_CARD_FAILURE_TTL_MS} (30 s). */
+  /** How long after a failed fetch the card is fetched again (in the background; meanwhile the last answer, `[]` when none was read, stays), in milliseconds. Default {@link DEFAULT_PEER_CARD_FAILURE_TTL_MS} (30 s). */
   readonly failureTtlMs?: number;
   /** How long one fetch (headers and body) may take, in milliseconds. Default {@link DEFAULT_PEER_CARD_TIMEOUT_MS} (10 s). */
   readonly timeoutMs?: number;
@@ -34,7 +34,7 @@ export interface PeerCardsConfig {
   readonly maxBytes?: number;
   /** The current time. Default `() => new Date()`. */
   readonly clock?: () => Date;
-  /** Told why a peer's card could not be read (for a log line; the answer is then `[]`). Default: nothing. */
+  /** Told why a peer's card could not be read (for a log line; the last answer, or `[]`, stays). Default: nothing. */
   readonly onFailure?: (peerId: string, reason: string) => void;
 }
 
@@ -43,15 +43,22 @@ export interface PeerCards {
   /**
    * The envelope part types `peer` consumes: `peer.consumes` when set; `[]` for a peer without a
    * `url`; else the `envelopeConsumes` of the Beach extension of the card at
-   * `<url>/.well-known/agent-card.json`, `[]` when the card has none or cannot be read. Never rejects.
+   * `<url>/.well-known/agent-card.json`, `[]` when the card has none or none could be read yet.
+   * Waits only for the first fetch of a peer's card; later calls answer from the cache at once.
+   * Never rejects.
    */
   consumes(peer: Pick<PeerConfig, 'id' | 'url' | 'consumes'>): Promise<readonly string[]>;
 }
 
 interface CacheEntry {
-  readonly answer: Promise<readonly string[]>;
-  /** When the entry stops being used, in epoch milliseconds; `Infinity` while the fetch runs. */
-  expiresAtMs: number;
+  /** Whether a fetch has ended (well or not); until then callers wait for {@link CacheEntry.pending}. */
+  known: boolean;
+  /** The answer: the consumes of the last card read, `[]` while none could be read. */
+  answer: readonly string[];
+  /** When the answer is refreshed, in epoch milliseconds. */
+  staleAtMs: number;
+  /** The fetch that runs (the first one, or a refresh); never rejects. */
+  pending: Promise<readonly string[]> | undefined;
 }
 
 /** Reads `response`'s body as text, failing (and cancelling the body) when it exceeds `maxBytes`. */
@@ -75,10 +82,14 @@ async function readBounded(response: Response, maxBytes: number): Promise<string
 }
 
 /**
- * Creates the cache of peers' card-declared part types. A card is fetched at most once per
- * `ttlMs` per peer (concurrent callers share one fetch); a failed fetch (network error, timeout, a
- * status other than 2xx, a body that is not a JSON object or is too large) answers `[]` for
- * `failureTtlMs`, so a peer whose card cannot be read gets no `llm-context`, and is retried later.
+ * Creates the cache of peers' card-declared part types. It is read on the delivery path, so only
+ * the first call for a peer waits for its card (concurrent callers share that fetch); from then
+ * on the cached answer is given at once (stale-while-revalidate), and when it is older than
+ * `ttlMs` a refresh runs in the background (one at a time per peer) whose result later callers
+ * get. A failed fetch (network error, timeout, a status other than 2xx, a body that is not a JSON
+ * object or is too large) is told to `onFailure` and keeps the last answer (`[]` when no card was
+ * ever read, so a peer whose card cannot be read gets no `llm-context`); it is tried again after
+ * `failureTtlMs`.
  *
  * @example
  * const cards = createPeerCards({ fetch: globalThis.fetch });
@@ -107,29 +118,47 @@ export function createPeerCards(config: PeerCardsConfig): PeerCards {
     return beachEnvelopeConsumes(card);
   };
 
+  /** Fetches the card into `entry`; the promise never rejects and is kept in `entry.pending` while it runs. */
+  const refresh = (entry: CacheEntry, peerId: string, url: string): Promise<readonly string[]> => {
+    const run = fetchConsumes(url).then(
+      (consumes) => {
+        entry.answer = consumes;
+        entry.staleAtMs = now() + ttlMs;
+      },
+      (error: unknown) => {
+        // The last answer stays.
+        entry.staleAtMs = now() + failureTtlMs;
+        try {
+          config.onFailure?.(peerId, error instanceof Error ? error.message : String(error));
+        } catch {
+          // A failing log line must not make the refresh reject (nobody awaits a background one).
+        }
+      },
+    ).then(() => {
+      entry.known = true;
+      entry.pending = undefined;
+      return entry.answer;
+    });
+    entry.pending = run;
+    return run;
+  };
+
   return {
     consumes: (peer) => {
       if (peer.consumes !== undefined) return Promise.resolve(peer.consumes);
       if (peer.url === undefined) return Promise.resolve([]);
       const key = `${peer.id} ${peer.url}`;
       const cached = cache.get(key);
-      if (cached !== undefined && cached.expiresAtMs > now()) return cached.answer;
-      const entry: CacheEntry = {
-        answer: fetchConsumes(peer.url).then(
-          (consumes) => {
-            entry.expiresAtMs = now() + ttlMs;
-            return consumes;
-          },
-          (error: unknown) => {
-            entry.expiresAtMs = now() + failureTtlMs;
-            config.onFailure?.(peer.id, error instanceof Error ? error.message : String(error));
-            return [];
-          },
-        ),
-        expiresAtMs: Number.POSITIVE_INFINITY,
-      };
-      cache.set(key, entry);
-      return entry.answer;
+      if (cached === undefined) {
+        const entry: CacheEntry = { known: false, answer: [], staleAtMs: Number.POSITIVE_INFINITY, pending: undefined };
+        cache.set(key, entry);
+        return refresh(entry, peer.id, peer.url);
+      }
+      // The first fetch runs: wait for it.
+      if (!cached.known && cached.pending !== undefined) return cached.pending;
+      // Stale: refresh in the background (the promise is held in `cached.pending`), answer now.
+      if (cached.pending === undefined && cached.staleAtMs <= now()) cached.pending = refresh(cached, peer.id, peer.url);
+      return Promise.resolve(cached.answer);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type Artifact, type Message, type Task } from '@a2a-js/sdk';
 import { ServerCallContext, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
@@ -73,5 +73,77 @@ describe('createRedisTaskStore', () => {
     await store.save(task(TaskState.TASK_STATE_SUBMITTED, []), peer('p1'));
     await expect(store.save(task(TaskState.TASK_STATE_FAILED, [message('x', 'mine now')]), peer('p2'))).rejects.toMatchObject({ code: 'http.not_found' });
     expect((await store.load('t1', peer('p1')))?.history).toEqual([]);
+  });
+
+  describe('saving an existing task (what the SDK does after each event it relays)', () => {
+    /** The log, recording what `createOrAddHistory` is sent. */
+    function recording(log: TaskLog): { log: TaskLog; sent: Task[] } {
+      const sent: Task[] = [];
+      return {
+        log: { ...log, createOrAddHistory: (saved, owner) => { sent.push(structuredClone(saved)); return log.createOrAddHistory(saved, owner); } },
+        sent,
+      };
+    }
+
+    const artifact = (id: string, text: string): Artifact =>
+      ({ artifactId: id, name: '', description: '', parts: message('x', text).parts, metadata: {}, extensions: [] });
+
+    /** A task created the way the worker does, by the log itself (not through this store). */
+    async function created(log: TaskLog): Promise<void> {
+      expect(await log.create(task(TaskState.TASK_STATE_SUBMITTED, [message('m0', 'hi')]), 'p1')).toBe(true);
+    }
+
+    it('creates a task that does not exist with all it has: history, agent messages and artifacts', async () => {
+      const { log, sent } = recording(await makeLog());
+      const store = createRedisTaskStore(log);
+      const fresh = { ...task(TaskState.TASK_STATE_WORKING, [message('m0', 'hi'), message('a0', 'on it', Role.ROLE_AGENT)]), artifacts: [artifact('art1', 'a file')] };
+      await store.save(fresh, peer('p1'));
+      expect(sent).toEqual([fresh]);
+      const stored = await store.load('t1', peer('p1'));
+      expect(stored?.history.map((item) => item.messageId)).toEqual(['m0', 'a0']);
+      expect(stored?.artifacts.map((item) => item.artifactId)).toEqual(['art1']);
+    });
+
+    it('makes no Redis call for a save that adds only agent messages, artifacts or a status', async () => {
+      const raw = await makeLog();
+      const { log, sent } = recording(raw);
+      await created(raw);
+      const store = createRedisTaskStore(log);
+      // As the SDK's ResultManager does for a status or an artifact event: load, apply, save.
+      const loaded = await store.load('t1', peer('p1'));
+      if (loaded === undefined) throw new Error('no task');
+      const agentReply = message('a1', 'which one?', Role.ROLE_AGENT);
+      await store.save({ ...loaded, status: { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: agentReply, timestamp: undefined }, history: [...loaded.history, agentReply], artifacts: [artifact('art1', 'a file')] }, peer('p1'));
+      expect(sent).toEqual([]);
+      // The stored task is the worker's business: unchanged by the save.
+      const stored = await raw.load('t1', 'p1');
+      expect(stored?.task.history.map((item) => item.messageId)).toEqual(['m0']);
+      expect(stored?.task.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
+    });
+
+    it('sends only the user message the stored task lacks, without agent messages or artifacts', async () => {
+      const raw = await makeLog();
+      const { log, sent } = recording(raw);
+      await created(raw);
+      await raw.append('t1', { kind: 'statusUpdate', data: { taskId: 't1', contextId: 'c1', status: { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: message('a1', 'which one?', Role.ROLE_AGENT), timestamp: undefined }, metadata: undefined } });
+      await raw.append('t1', { kind: 'artifactUpdate', data: { taskId: 't1', contextId: 'c1', artifact: artifact('art1', 'a file'), append: false, lastChunk: true, metadata: undefined } });
+      const store = createRedisTaskStore(log);
+      // As the SDK does for a peer's follow-up on an existing task: load, add the message, save.
+      const loaded = await store.load('t1', peer('p1'));
+      if (loaded === undefined) throw new Error('no task');
+      expect(loaded.artifacts).toHaveLength(1);
+      await store.save({ ...loaded, history: [...loaded.history, message('m1', 'the blue one')] }, peer('p1'));
+      expect(sent).toHaveLength(1);
+      expect(sent[0]?.history.map((item) => item.messageId)).toEqual(['m1']);
+      expect(sent[0]?.artifacts).toEqual([]);
+      expect(sent[0]?.status?.message).toBeUndefined();
+      const stored = await store.load('t1', peer('p1'));
+      expect(stored?.history.map((item) => item.messageId)).toEqual(['m0', 'a1', 'm1']);
+      expect(stored?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(stored?.artifacts.map((item) => item.artifactId)).toEqual(['art1']);
+      // Saved again (the next event), the message is known to be stored: no call.
+      await store.save({ ...loaded, history: [...loaded.history, message('m1', 'the blue one')] }, peer('p1'));
+      expect(sent).toHaveLength(1);
+    });
   });
 });

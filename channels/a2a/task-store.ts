@@ -12,8 +12,13 @@
  * does not exist yet (the executor's first Task event, or the failure the SDK makes up when the
  * executor throws), and for an existing task only adds the history messages the stored task lacks
  * (the peer's follow-up message, which the SDK puts in the history before the executor runs).
+ *
+ * Since the SDK saves after every event it relays, a save of a task this store has just loaded
+ * (the SDK loads before each save) sends only the user messages the loaded task did not have, and
+ * nothing at all, no Redis call, when there are none: the agent messages, the status and the
+ * artifacts are the worker's, already in the log.
  */
-import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
+import { Role, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { TaskLog } from './task-log.ts';
@@ -26,6 +31,37 @@ export function ownerOf(context: ServerCallContext | undefined): string | undefi
   return name === '' ? undefined : name;
 }
 
+/** How many tasks {@link createRedisTaskStore} remembers the stored message ids of. */
+const REMEMBERED_TASKS = 1000;
+
+/**
+ * The message ids of tasks known to be stored, by owner and task id: learnt from a load (which
+ * the SDK does before each save) or a save, forgotten when a load finds no task. A message id in
+ * it is in the stored history (a history only grows).
+ */
+function storedMessages(): {
+  get(owner: string, taskId: string): Set<string> | undefined;
+  set(owner: string, taskId: string, messageIds: Iterable<string>): void;
+  forget(owner: string, taskId: string): void;
+} {
+  const byTask = new Map<string, Set<string>>();
+  const key = (owner: string, taskId: string): string => `${owner}\n${taskId}`;
+  return {
+    get: (owner, taskId) => byTask.get(key(owner, taskId)),
+    set(owner, taskId, messageIds) {
+      const at = key(owner, taskId);
+      // Re-inserted, so the least recently used task is the first one dropped.
+      byTask.delete(at);
+      byTask.set(at, new Set(messageIds));
+      for (const oldest of byTask.keys()) {
+        if (byTask.size <= REMEMBERED_TASKS) break;
+        byTask.delete(oldest);
+      }
+    },
+    forget: (owner, taskId) => { byTask.delete(key(owner, taskId)); },
+  };
+}
+
 /**
  * Creates the Redis task store.
  *
@@ -33,11 +69,15 @@ export function ownerOf(context: ServerCallContext | undefined): string | undefi
  * const handler = new DefaultRequestHandler(card, createRedisTaskStore(log), executor, busManager);
  */
 export function createRedisTaskStore(log: TaskLog): TaskStore {
+  const stored = storedMessages();
   return {
     async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
       const owner = ownerOf(context);
       if (owner === undefined) return undefined;
-      return (await log.load(taskId, owner))?.task;
+      const task = (await log.load(taskId, owner))?.task;
+      if (task === undefined) stored.forget(owner, taskId);
+      else stored.set(owner, taskId, task.history.map((message) => message.messageId));
+      return task;
     },
 
     async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
@@ -57,9 +97,25 @@ export function createRedisTaskStore(log: TaskLog): TaskStore {
     async save(task: Task, context: ServerCallContext): Promise<void> {
       const owner = ownerOf(context);
       if (owner === undefined) throw new SwitchboardError('http.unauthorized', 'A task is saved only for an authenticated peer.', { details: { taskId: task.id } });
+      const known = stored.get(owner, task.id);
+      let sent = task;
+      if (known !== undefined) {
+        // The task exists: only a user message it lacks is worth sending (agent messages, the
+        // status and the artifacts are the worker's, already in the log).
+        const lacking = task.history.filter((message) => message.role === Role.ROLE_USER && !known.has(message.messageId));
+        if (lacking.length === 0) return;
+        // Should the task have expired since it was loaded, this creates it with its status
+        // (without the status message) and these messages.
+        sent = { ...task, status: task.status === undefined ? undefined : { ...task.status, message: undefined }, history: lacking, artifacts: [] };
+      }
       // One round trip: create, or add the history messages the stored task lacks.
-      const outcome = await log.createOrAddHistory(task, owner);
-      if (outcome === 'foreign') throw new SwitchboardError('http.not_found', `Task ${task.id} does not belong to this peer.`, { details: { taskId: task.id } });
+      const outcome = await log.createOrAddHistory(sent, owner);
+      if (outcome === 'foreign') {
+        stored.forget(owner, task.id);
+        throw new SwitchboardError('http.not_found', `Task ${task.id} does not belong to this peer.`, { details: { taskId: task.id } });
+      }
+      // Created with, or added to: every message sent is now stored.
+      stored.set(owner, task.id, [...(known ?? []), ...sent.history.map((message) => message.messageId)]);
     },
   };
 }

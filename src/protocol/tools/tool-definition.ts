@@ -37,6 +37,12 @@ export interface ToolHandlerContext {
   readonly sessionId: string;
   /** The current turn (one actor invocation). */
   readonly turnId: string;
+  /**
+   * The call's position in the turn, `<turnId>.<step>.<blockIndex>`: the same when a turn retried
+   * after a crash runs the same model response's call again, new for a call at a later step (a
+   * deliberate retry). Set while the actor loop runs the call; absent elsewhere.
+   */
+  readonly callId?: string;
   /** The channel-level user id, when known. */
   readonly userId?: string;
   /** The resolved person behind the user, when known. */
@@ -70,7 +76,11 @@ export interface ToolDelegation {
    * the new deadline is `max(deadline, now) + budgetMs`.
    */
   begin(budgetMs: number): Promise<void>;
-  /** Shows `text` as a `progress` part (streaming channels show it at once; buffered ones drop it). */
+  /**
+   * Shows `text` as a `progress` part (streaming channels show it at once; buffered ones drop it).
+   * A text equal to the call's previous one is dropped, and a call shows at most 20 progress parts
+   * (later ones are dropped), since each is kept in the turn's record.
+   */
   progress(text: string): Promise<void>;
 }
 

@@ -5,6 +5,8 @@ export interface ToolHandlerContextInput {
   readonly actorName: string;
   readonly sessionId: string;
   readonly turnId: string;
+  /** The call's position, `<turnId>.<step>.<blockIndex>` (see {@link ToolHandlerContext.callId}). */
+  readonly callId?: string | undefined;
   readonly userId?: string | undefined;
   readonly personId?: string | undefined;
   readonly tenantId?: string | undefined;
@@ -27,6 +29,7 @@ export function createToolHandlerContext(input: ToolHandlerContextInput): ToolHa
     actorName: input.actorName,
     sessionId: input.sessionId,
     turnId: input.turnId,
+    ...(input.callId === undefined ? {} : { callId: input.callId }),
     ...(input.userId === undefined ? {} : { userId: input.userId }),
     ...(input.personId === undefined ? {} : { personId: input.personId }),
     ...(input.tenantId === undefined ? {} : { tenantId: input.tenantId }),

@@ -6,6 +6,7 @@ import { createTurnStateRegistry } from '../../protocol/turn-states/turn-state-r
 import type { ModelOutputBlock, ModelResponse } from '../model/model-types.ts';
 import { createToolRouter } from '../router/tool-router.ts';
 import type { EventLog, EventLogEntry } from '../session/event-log.ts';
+import type { SessionStore } from '../session/session-store.ts';
 import type { EmittedPart, TurnRecord } from '../session/turn-record.ts';
 import type { ActorConfig } from './actor-config.ts';
 import { applyResponse } from './apply-response.ts';
@@ -23,11 +24,13 @@ interface Seen {
   readonly output: string[];
   readonly parts: EmittedPart[];
   readonly log: EventLogEntry[];
+  /** The turn records saved. */
+  readonly saved: TurnRecord[];
 }
 
 /** Deps with real registries, router and respond() checks, and a recording output and log. */
 function setup(tools: ToolDefinition[]): { deps: TurnRunnerDeps; actor: ResolvedActor; seen: Seen } {
-  const seen: Seen = { output: [], parts: [], log: [] };
+  const seen: Seen = { output: [], parts: [], log: [], saved: [] };
   const registry = createToolRegistry();
   const registered = tools.map((tool) => registry.register(tool));
   const output: TurnOutput = {
@@ -52,6 +55,13 @@ function setup(tools: ToolDefinition[]): { deps: TurnRunnerDeps; actor: Resolved
     },
     read: () => Promise.resolve([]),
   };
+  const store: Pick<SessionStore, 'saveTurn'> = {
+    saveTurn: (saved) => {
+      seen.output.push(`save ${saved.deadlineAt}`);
+      seen.saved.push(saved);
+      return Promise.resolve();
+    },
+  };
   const actor: ResolvedActor = {
     config: { name: 'concierge' } as ActorConfig,
     tools: new Map(registered.map((tool) => [tool.name, tool])),
@@ -63,6 +73,7 @@ function setup(tools: ToolDefinition[]): { deps: TurnRunnerDeps; actor: Resolved
     router: createToolRouter(),
     log,
     output,
+    store,
     partTypes: createPartTypeRegistry(),
     turnStates: createTurnStateRegistry(),
     actors: new Map([['concierge', actor]]),
@@ -127,7 +138,8 @@ describe('processResponse: the delegation hook of a tool call', () => {
     const { deps, actor, seen } = setup([askHotels]);
     const outcome = await processResponse(context(deps, actor), response(respondAck, { type: 'tool_use', id: 'c-1', name: 'ask_hotels', input: {} }));
 
-    expect(seen.output).toEqual(['part t-1.2.0.0', 'state awaiting concierge', 'state delegated concierge', 'part t-1.2.1.peer.1', 'part t-1.2.1.peer.2']);
+    const extended = new Date(Date.parse(DEADLINE) + 60_000).toISOString();
+    expect(seen.output).toEqual(['part t-1.2.0.0', 'state awaiting concierge', `save ${extended}`, 'state delegated concierge', 'part t-1.2.1.peer.1', 'part t-1.2.1.peer.2']);
     expect(seen.parts.slice(1)).toEqual([
       { partId: 't-1.2.1.peer.1', part: { text: 'Searching hotels.', metadata: { partType: 'progress' } }, turnState: 'delegated', actor: 'concierge' },
       { partId: 't-1.2.1.peer.2', part: { text: 'Comparing prices.', metadata: { partType: 'progress' } }, turnState: 'delegated', actor: 'concierge' },
@@ -142,6 +154,47 @@ describe('processResponse: the delegation hook of a tool call', () => {
       ['t-1.2.0.0', 'ack'],
       ['t-1.2.1.peer.1', 'progress'],
       ['t-1.2.1.peer.2', 'progress'],
+    ]);
+  });
+
+  it('saves the turn with the extended deadline when the delegation begins, so a turn retried after a crash keeps it', async () => {
+    const { deps, actor, seen } = setup([askHotels]);
+    await processResponse(context(deps, actor), response({ type: 'tool_use', id: 'c-1', name: 'ask_hotels', input: {} }));
+    expect(seen.saved).toEqual([{ ...record(), deadlineAt: new Date(Date.parse(DEADLINE) + 60_000).toISOString() }]);
+  });
+
+  it('drops a progress text equal to the one before and keeps at most 20 progress parts per call', async () => {
+    const chatty: ToolDefinition = {
+      name: 'ask_chatty',
+      description: 'Ask a chatty peer.',
+      scope: 'generalist',
+      inputSchema: { type: 'object' },
+      handler: async (_args, ctx) => {
+        await ctx.delegation?.begin(1_000);
+        for (const text of ['Working.', 'Working.', 'Still working.', 'Still working.', 'Working.']) await ctx.delegation?.progress(text);
+        for (let n = 1; n <= 30; n += 1) await ctx.delegation?.progress(`Step ${String(n)}.`);
+        return 'done';
+      },
+    };
+    const { deps, actor, seen } = setup([chatty]);
+    const outcome = await processResponse(context(deps, actor), response({ type: 'tool_use', id: 'c-1', name: 'ask_chatty', input: {} }));
+    const texts = outcome.emitted.map((part) => part.part.text);
+    expect(texts).toEqual(['Working.', 'Still working.', 'Working.', ...Array.from({ length: 17 }, (_, n) => `Step ${String(n + 1)}.`)]);
+    expect(outcome.emitted.map((part) => part.partId)).toEqual(Array.from({ length: 20 }, (_, n) => `t-1.2.0.peer.${String(n + 1)}`));
+    expect(seen.parts).toHaveLength(20);
+    expect(seen.log.filter((entry) => entry.type === 'part')).toHaveLength(20);
+  });
+
+  it('gives each tool call its callId, `<turnId>.<step>.<blockIndex>`', async () => {
+    const whoAmI: ToolDefinition = { name: 'who_am_i', description: 'Says its call id.', scope: 'generalist', inputSchema: { type: 'object' }, handler: (_args, ctx) => ctx.callId ?? 'none' };
+    const { deps, actor } = setup([whoAmI]);
+    const outcome = await processResponse(
+      context(deps, actor),
+      response(respondAck, { type: 'tool_use', id: 'c-1', name: 'who_am_i', input: {} }, { type: 'tool_use', id: 'c-2', name: 'who_am_i', input: {} }),
+    );
+    expect(outcome.results.slice(1)).toEqual([
+      { type: 'tool_result', tool_use_id: 'c-1', content: 't-1.2.1' },
+      { type: 'tool_result', tool_use_id: 'c-2', content: 't-1.2.2' },
     ]);
   });
 

@@ -155,9 +155,10 @@ export async function processResponse(context: ResponseContext, response: ModelR
 }
 
 /**
- * Runs one tool call (not respond) of the response at block `index`, with a delegation hook in its
- * context (progress part ids `<turnId>.<step>.<index>.peer.<n>`), and adds what it did to `calls`:
- * its result, its domain data, a terminal answer, or a wait for approval.
+ * Runs one tool call (not respond) of the response at block `index`, with its `callId`
+ * (`<turnId>.<step>.<index>`: the same when a retried turn replays this step) and a delegation hook
+ * in its context (progress part ids `<callId>.peer.<n>`), and adds what it did to `calls`: its
+ * result, its domain data, a terminal answer, or a wait for approval.
  */
 async function runToolBlock(context: ResponseContext, calls: ToolCallsSoFar, block: Extract<ModelOutputBlock, { type: 'tool_use' }>, index: number): Promise<void> {
   const { deps, record, actor, step, inbox, now } = context;
@@ -166,9 +167,10 @@ async function runToolBlock(context: ResponseContext, calls: ToolCallsSoFar, blo
     calls.results.push({ type: 'tool_result', tool_use_id: block.id, is_error: true, content: `Only one terminal tool may run per turn; "${block.name}" was not run.` });
     return;
   }
-  const delegation = createToolDelegation({ deps, record, partIdPrefix: `${turnId}.${String(step)}.${String(index)}`, now }, calls.delegation);
+  const callId = `${turnId}.${String(step)}.${String(index)}`;
+  const delegation = createToolDelegation({ deps, record, partIdPrefix: callId, now }, calls.delegation);
   const first = inbox[0];
-  const handlerContext = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, tenantId: first?.tenantId, userId: first?.sender.id, personId: first?.sender.personId, delegation });
+  const handlerContext = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, callId, tenantId: first?.tenantId, userId: first?.sender.id, personId: first?.sender.personId, delegation });
   const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, handlerContext);
   const plan = outcome.approvalRequired === undefined ? undefined : deps.approvals?.plan(block.name);
   // A peer asks but never approves: with nobody else to approve, its request is refused at once.

@@ -13,9 +13,12 @@ export interface DelegationState {
   readonly emitted: EmittedPart[];
 }
 
+/** Most progress parts one tool call shows (each is kept in the turn record). */
+export const MAX_PROGRESS_PARTS_PER_CALL = 20;
+
 /** Where one tool call's hook delivers. */
 export interface DelegationScope {
-  readonly deps: Pick<TurnRunnerDeps, 'log' | 'output'>;
+  readonly deps: Pick<TurnRunnerDeps, 'log' | 'output'> & { readonly store: Pick<TurnRunnerDeps['store'], 'saveTurn'> };
   readonly record: TurnRecord;
   /** Prefix of the call's progress part ids, `<turnId>.<step>.<blockIndex>`; stable across retries. */
   readonly partIdPrefix: string;
@@ -24,23 +27,29 @@ export interface DelegationScope {
 }
 
 /**
- * The {@link ToolDelegation} hook of one tool call. `begin` logs and delivers the `delegated` state
- * and moves `state.deadlineMs` to `max(deadlineMs, now) + budgetMs`; `progress` emits a `progress`
- * part with id `<partIdPrefix>.peer.<n>` (n from 1), logs it, delivers it and appends it to
- * `state.emitted`.
+ * The {@link ToolDelegation} hook of one tool call. `begin` moves `state.deadlineMs` to
+ * `max(deadlineMs, now) + budgetMs`, saves the turn record with that deadline (so a turn retried
+ * after a crash during the delegation keeps it), and logs and delivers the `delegated` state;
+ * `progress` emits a `progress` part with id `<partIdPrefix>.peer.<n>` (n from 1), logs it,
+ * delivers it and appends it to `state.emitted`. A progress text equal to the call's previous one
+ * is dropped, and so is every one after the call's {@link MAX_PROGRESS_PARTS_PER_CALL}th part.
  */
 export function createToolDelegation(scope: DelegationScope, state: DelegationState): ToolDelegation {
   const { deps, record, partIdPrefix, now } = scope;
   const { sessionId, turnId, actor } = record;
   let progressCount = 0;
+  let lastText: string | undefined;
   return {
     async begin(budgetMs) {
       state.deadlineMs = Math.max(state.deadlineMs, now()) + Math.max(0, budgetMs);
       const deadlineAt = new Date(state.deadlineMs).toISOString();
+      await deps.store.saveTurn({ ...record, deadlineAt });
       await deps.log.append(sessionId, { type: 'turn_state', turnId, actor, data: { turnState: DELEGATED_STATE, budgetMs, deadlineAt } });
       await deps.output.state(record, DELEGATED_STATE, actor);
     },
     async progress(text) {
+      if (text === lastText || progressCount >= MAX_PROGRESS_PARTS_PER_CALL) return;
+      lastText = text;
       progressCount += 1;
       const emitted: EmittedPart = {
         partId: `${partIdPrefix}.peer.${String(progressCount)}`,

@@ -117,3 +117,39 @@ describe('the settlement for peers', () => {
     expect(translate).not.toHaveBeenCalled();
   });
 });
+
+describe('the ids of the parts the settlement makes', () => {
+  const ids = (settlement: { parts: readonly { partId: string; part: { metadata: { partType: string } } }[] }) =>
+    new Map(settlement.parts.map(({ partId, part }) => [partId, part.metadata.partType]));
+
+  it('names each part by what it is, so a settlement built again after a failed translation gives the same id to the same part', async () => {
+    const failing: LlmContextTranslator = {
+      translate: () => Promise.reject(new SwitchboardError('model.failed', 'The model call failed (HTTP 529): overloaded.')),
+    };
+    const consumes = peer(['domain-data', 'llm-context', 'a2ui-surface']);
+    // The first attempt: the translation fails, the envelope goes without llm-context.
+    const first = await settlementWith(failing)(record('a2a'), 'complete', consumes);
+    // The job is retried after a crash and the settlement is built again; this time the translation works.
+    const second = await settlementWith(translatorReturning('EasyJet is cheaper.').translator)(record('a2a'), 'complete', consumes);
+    expect(types(first)).toEqual(['response', 'domain-data', 'a2ui-surface']);
+    expect(types(second)).toEqual(['response', 'domain-data', 'llm-context', 'a2ui-surface']);
+    // Every id of the first attempt carries the same part type in the second one (the idempotency key of a delivery).
+    for (const [partId, partType] of ids(first)) expect(ids(second).get(partId), partId).toBe(partType);
+    const surface = (settlement: typeof first) => settlement.parts.find(({ part }) => part.metadata.partType === 'a2ui-surface');
+    expect(surface(first)?.partId).toBe('turn_1.env.surface.flight-results');
+    expect(surface(second)?.partId).toBe(surface(first)?.partId);
+    expect(second.parts.map(({ partId }) => partId)).toEqual(['turn_1.1.0.0', 'turn_1.env.domain-data', 'turn_1.env.llm-context', 'turn_1.env.surface.flight-results']);
+  });
+
+  it('keeps the ids unique when two surfaces would get the same name', async () => {
+    const surfaces = createSurfaceTemplateRegistry();
+    const same: SurfaceTemplate = (data, context) => flightTemplate(data, { ...context, surfaceId: 'results' });
+    surfaces.register('flight-results', same);
+    surfaces.register('hotel-results', same);
+    const settle = createSettlement({ partTypes, turnStates: createTurnStateRegistry(), surfaces, clock: () => now });
+    const turn = { ...record('a2a'), dataEvents: [...record('a2a').dataEvents, { kind: 'hotel-results', data: { hotels: ['H1'] }, source: 'search_hotels' }] };
+    const settlement = await settle(turn, 'complete', peer(['domain-data', 'a2ui-surface']));
+    const surfaceIds = settlement.parts.filter(({ part }) => part.metadata.partType === 'a2ui-surface').map(({ partId }) => partId);
+    expect(surfaceIds).toEqual(['turn_1.env.surface.results', 'turn_1.env.surface.results.2']);
+  });
+});

@@ -3,11 +3,13 @@ import { beachExtension } from '../../protocol/agent-card/beach-extension.ts';
 import type { CardWithExtensions } from '../../protocol/agent-card/beach-extension.ts';
 import { filterForTransport } from '../../protocol/envelope/delivery-filter.ts';
 import type { Transport } from '../../protocol/envelope/delivery-filter.ts';
-import { buildEnvelope } from '../../protocol/envelope/envelope-builder.ts';
+import { DOMAIN_DATA_PART_TYPE } from '../../protocol/envelope/collect-domain-data.ts';
+import { A2UI_SURFACE_PART_TYPE, buildEnvelope } from '../../protocol/envelope/envelope-builder.ts';
 import type { LlmContextOutcome } from '../../protocol/envelope/envelope-builder.ts';
+import { LLM_CONTEXT_PART_TYPE } from '../../protocol/envelope/llm-context.ts';
 import type { LlmContextTranslator } from '../../protocol/envelope/llm-context.ts';
 import type { SurfaceTemplateRegistry } from '../../protocol/envelope/surface-templates.ts';
-import type { DeliveryClass } from '../../protocol/parts/part.ts';
+import type { DeliveryClass, Part } from '../../protocol/parts/part.ts';
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
 import type { TurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
@@ -17,6 +19,37 @@ function sentAtOnce(partTypes: PartTypeRegistry, partType: string, deliveryClass
   const rules = partTypes.get(partType)?.deliveryRules;
   if (rules === undefined) return false;
   return deliveryClass === 'buffered' ? rules.buffered === 'flush' : rules.streaming === 'flush' || rules.streaming === 'stream';
+}
+
+/**
+ * What names a part the settlement made (not one the actor emitted), independent of where it sits
+ * in the envelope: `domain-data` and `llm-context` (one of each per envelope) by their type, a
+ * surface by its surface id. `undefined` when nothing names it.
+ */
+function madePartName(part: Part): string | undefined {
+  const partType = part.metadata.partType;
+  if (partType === DOMAIN_DATA_PART_TYPE || partType === LLM_CONTEXT_PART_TYPE) return partType;
+  if (partType !== A2UI_SURFACE_PART_TYPE) return undefined;
+  const createSurface = part.data?.['createSurface'];
+  if (typeof createSurface !== 'object' || createSurface === null) return undefined;
+  const surfaceId: unknown = (createSurface as Readonly<Record<string, unknown>>)['surfaceId'];
+  return typeof surfaceId === 'string' && surfaceId !== '' ? `surface.${surfaceId}` : undefined;
+}
+
+/**
+ * The id of a part the settlement made: `<turnId>.env.<name>` (see {@link madePartName}), so the
+ * same part gets the same id when the settlement is built again (a retried job whose translation
+ * failed once and then worked has one more part, which must not shift the ids of the others, since
+ * a delivery's idempotency key is made from it); a name taken already gets `.2`, `.3`…; a part
+ * nothing names falls back to its position, `<turnId>.env.<index>`.
+ */
+function madePartId(turnId: string, part: Part, index: number, taken: Set<string>): string {
+  const name = madePartName(part);
+  const base = `${turnId}.env.${name ?? String(index)}`;
+  let id = base;
+  for (let occurrence = 2; taken.has(id); occurrence += 1) id = `${base}.${String(occurrence)}`;
+  taken.add(id);
+  return id;
 }
 
 /** What {@link createSettlement} needs. */
@@ -76,7 +109,9 @@ function report(outcome: LlmContextOutcome, durationMs: number): LlmContextRepor
  * envelope (conversational parts, one domain-data part, surfaces) filtered by the delivery rules;
  * nothing otherwise (clarify and error parts were flushed when emitted). Parts the actor emitted
  * keep their ids, so a streaming channel that already has them does not get them twice; on a
- * buffered channel, parts it was sent at once (`flush`) are left out.
+ * buffered channel, parts it was sent at once (`flush`) are left out. Parts the settlement made
+ * are named by what they are (`<turnId>.env.domain-data`, `<turnId>.env.llm-context`,
+ * `<turnId>.env.surface.<surfaceId>`), not by position, so a settlement built again names them alike.
  *
  * When the transport is a peer (`transport.peer`), the peer is the envelope's originator: parts
  * with `requiresPeerConsumes` go only when it lists them, and `llm-context` is made (by
@@ -102,11 +137,12 @@ export function createSettlement(options: SettlementOptions) {
       ...(timing === undefined ? {} : { translator: timing.translator }),
     });
     const kept = filterForTransport(envelope.parts, transport, options.partTypes).parts;
+    const taken = new Set<string>();
     const parts = kept.flatMap((part, index) => {
       const original = turn.emitted.find((emitted) => isDeepStrictEqual(emitted.part, part));
       // A part the actor emitted whose rule sends it at once already went out when it was emitted.
       if (original !== undefined && sentAtOnce(options.partTypes, part.metadata.partType, transport.deliveryClass)) return [];
-      return [{ partId: original?.partId ?? `${turn.turnId}.env.${index}`, part }];
+      return [{ partId: original?.partId ?? madePartId(turn.turnId, part, index, taken), part }];
     });
     const outcome = report(llmContext, timing?.durationMs() ?? 0);
     return {
