@@ -168,7 +168,7 @@ function droppingFetch(): typeof fetch {
     const decoder = new TextDecoder();
     let read = '';
     while (!read.includes('\n\n')) {
-      const chunk = await reader.read();
+      const chunk = (await reader.read()) as { done: boolean; value?: Uint8Array };
       if (chunk.done) break;
       read += decoder.decode(chunk.value, { stream: true });
     }
@@ -310,6 +310,19 @@ describe('askPeerTool', () => {
     expect(error.message).toContain(misdirectingPeer().origin);
     expect(error.message).toContain('refused');
     expect(elsewhere().requests).toEqual([]);
+  });
+
+  it('cuts what the peer said in a failure to about 300 characters', async () => {
+    const rambling: typeof fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      return url.endsWith('/a2a/jsonrpc') ? new Response(`Oops ${'x'.repeat(5000)}`, { status: 500 }) : fetch(input, init);
+    };
+    const tool = askPeerTool(peerAt(streamingPeer().origin), { fetch: rambling });
+    const error = await failureOf(Promise.resolve(tool.handler({ text: 'find hotels' }, createToolHandlerContext({ actorName: 'concierge', sessionId: 's-1', turnId: 't-8' }))));
+    expect(error.details['reason']).toBe('protocol');
+    expect(error.message).toContain('failed: HTTP error');
+    expect(error.message.length).toBeLessThan(400);
+    expect(error.message.endsWith('…')).toBe(true);
   });
 
   it('reads the Agent Card without our token', async () => {

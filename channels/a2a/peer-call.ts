@@ -93,9 +93,12 @@ const MAX_RETRY_AFTER_MS = 2_147_483_647;
 
 /** The peer answered 429: it asked us to wait `retryAfterMs` (undefined: it did not say). */
 class PeerBusy extends Error {
-  constructor(readonly retryAfterMs: number | undefined) {
+  readonly retryAfterMs: number | undefined;
+
+  constructor(retryAfterMs: number | undefined) {
     super('The peer answered HTTP 429 (too many requests).');
     this.name = 'PeerBusy';
+    this.retryAfterMs = retryAfterMs;
   }
 }
 

@@ -78,7 +78,7 @@ function setup(tools: ToolDefinition[]): { deps: TurnRunnerDeps; actor: Resolved
     turnStates: createTurnStateRegistry(),
     actors: new Map([['concierge', actor]]),
     entryActor: 'concierge',
-  } as Partial<TurnRunnerDeps> as TurnRunnerDeps;
+  } as Partial<Omit<TurnRunnerDeps, 'store'>> as TurnRunnerDeps;
   return { deps, actor, seen };
 }
 
