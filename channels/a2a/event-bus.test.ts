@@ -1,5 +1,6 @@
+import { peerContext } from './peer-route-fixtures.ts';
 import { Role, TaskState, type AgentCard, type Message, type Task } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, ServerCallContext, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type TaskStore, type User } from '@a2a-js/sdk/server';
+import { AgentEvent, DefaultRequestHandler, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type TaskStore } from '@a2a-js/sdk/server';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
@@ -65,17 +66,7 @@ function listen(bus: ExecutionEventBus): { seen: string[]; finished: () => boole
   return { seen, finished: () => finished };
 }
 
-function peer(id: string): ServerCallContext {
-  const user: User = {
-    get isAuthenticated() {
-      return true;
-    },
-    get userName() {
-      return id;
-    },
-  };
-  return new ServerCallContext({ user });
-}
+const peer = peerContext;
 
 describe('createRedisEventBusManager', () => {
   it('delivers the events a worker appends to a bus of another process', async () => {

@@ -3,6 +3,8 @@
  * tokens, a peer-turns whose enqueue the test reads, the routes on a real loopback HTTP server,
  * and the worker's side (appending status events to a task, as the `a2a` sender does).
  */
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import { PeerUser } from './peer-user.ts';
 import { createServer } from 'node:http';
 import { TaskState } from '@a2a-js/sdk';
 import type { Redis } from 'ioredis';
@@ -140,4 +142,9 @@ export async function answerTask(log: TaskLog, injection: Injection, parts: read
 /** A text part of `partType`. */
 export function textPart(text: string, partType = 'response'): Part {
   return { text, metadata: { partType } };
+}
+
+/** The server call context of an authenticated peer `id`, as the A2A routes make it. */
+export function peerContext(id: string): ServerCallContext {
+  return new ServerCallContext({ user: new PeerUser({ id, name: id, actor: 'main' }, 'jsonrpc') });
 }

@@ -1,5 +1,6 @@
+import { peerContext } from './peer-route-fixtures.ts';
 import { Role, TaskState, type Artifact, type Message, type Task } from '@a2a-js/sdk';
-import { ServerCallContext, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
+import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { useRedisClients } from '../../test/support/redis-clients.ts';
@@ -10,17 +11,7 @@ const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
 const connect = useRedisClients(redisUrl);
 
-function peer(id: string): ServerCallContext {
-  const user: User = {
-    get isAuthenticated() {
-      return true;
-    },
-    get userName() {
-      return id;
-    },
-  };
-  return new ServerCallContext({ user });
-}
+const peer = peerContext;
 
 function message(id: string, text: string, role: Role = Role.ROLE_USER): Message {
   return { messageId: id, taskId: 't1', contextId: 'c1', role, parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }], metadata: {}, extensions: [], referenceTaskIds: [] };
