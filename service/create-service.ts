@@ -3,7 +3,10 @@
  * channels), then starts the web role (HTTP) and the worker role (queues, listeners) as asked.
  */
 import type { Redis } from 'ioredis';
+import type { ChannelModule } from '../channels/channel.ts';
 import { CHANNEL_MODULES } from '../channels/registry.ts';
+import type { ToolRegistry } from '../src/protocol/tools/tool-registry.ts';
+import type { LoadedApp } from '../src/runtime/app/app-types.ts';
 import { createInboundQueue } from '../queues/inbound-queue.ts';
 import { createOutbound } from '../queues/outbound-queue.ts';
 import { createQueueStats } from '../queues/queue-stats.ts';
@@ -29,6 +32,7 @@ import { watchRedisConnection, type RedisWatchLogger } from '../src/runtime/redi
 import { deploymentPrefix } from '../src/runtime/redis/redis-target.ts';
 import { deliveryLogEntry } from '../queues/delivery-log-entry.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
+import { createClosers, type Closers } from './closers.ts';
 import { registerPeerTools } from '../channels/a2a/ask-peer.ts';
 import { wireChannels, type WiredChannels } from './channel-wiring.ts';
 import { createAppScheduler, enabledChannelIds, registerNotify } from './proactive-wiring.ts';
@@ -45,6 +49,9 @@ export type { Service, ServiceOptions, ServiceRole } from './service-options.ts'
 
 /** Where the key of signed artifact links is kept (`<prefix>:artifacts:secret:links`). */
 const ARTIFACT_SECRET_PURPOSE = 'artifacts:secret:links';
+
+/** The order in which a process closes what it opened: the HTTP server first, Redis last. */
+const CLOSE_ORDER = { web: 1, workers: 2, inbound: 3, turns: 4, approvals: 5, scheduler: 6, queueStats: 7, channels: 8, redis: 9 } as const;
 
 /** How long a starting process waits for Redis, in milliseconds. */
 const REDIS_START_TIMEOUT_MS = 10_000;
@@ -67,7 +74,7 @@ async function connectRedis(url: string, logger: RedisWatchLogger): Promise<Redi
  * and channel listeners (worker roles), wired to Redis, the app folder and the model.
  */
 export async function startService(options: ServiceOptions): Promise<Service> {
-  const { env, logger, role } = options;
+  const { env, logger } = options;
   const prefix = deploymentPrefix(options.redisUrl, options.prefix);
   const connection = redisOptions(options.redisUrl);
   const modules = options.channels ?? CHANNEL_MODULES;
@@ -82,9 +89,44 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const envModel = modelFromEnv(env);
   const modelStatus = options.model === undefined ? envModel : { configured: true, missing: [] };
   const redis = await connectRedis(options.redisUrl, logger);
+  const closers = createClosers((error) => { logger.warn({ err: error }, 'close failed'); });
+  closers.add(CLOSE_ORDER.redis, () => closeRedis(redis));
+  try {
+    return await assemble({ options, prefix, connection, modules, enabledChannels, tenantId, late, registry, app, envModel, modelStatus, redis, closers });
+  } catch (error) {
+    // A start-up that fails half-way closes what it opened, so the process can exit.
+    await closers.closeAll();
+    throw error;
+  }
+}
+
+/** What {@link startService} has made before it assembles the rest. */
+interface AssemblyScope {
+  readonly options: ServiceOptions;
+  readonly prefix: string;
+  readonly connection: ReturnType<typeof redisOptions>;
+  readonly modules: readonly ChannelModule[];
+  readonly enabledChannels: readonly string[];
+  readonly tenantId: string;
+  readonly late: { channels?: WiredChannels };
+  readonly registry: ToolRegistry;
+  readonly app: LoadedApp;
+  readonly envModel: ReturnType<typeof modelFromEnv>;
+  readonly modelStatus: { readonly configured: boolean; readonly missing: readonly string[] };
+  readonly redis: Redis;
+  /** Each thing opened is registered here as it is made. */
+  readonly closers: Closers;
+}
+
+/** Opens the queues, stores and channels and starts the roles, registering each in `closers`. */
+async function assemble(scope: AssemblyScope): Promise<Service> {
+  const { options, prefix, connection, modules, enabledChannels, tenantId, late, registry, app, envModel, modelStatus, redis, closers } = scope;
+  const { env, logger, role } = options;
   const metrics = createMetrics();
   const inboundQueue = createInboundQueue({ connection, prefix });
+  closers.add(CLOSE_ORDER.inbound, () => inboundQueue.close());
   const turnQueue = createTurnQueue({ connection, prefix });
+  closers.add(CLOSE_ORDER.turns, () => turnQueue.close());
   const sessions = createSessionStore({ redis, prefix });
   const intake = createInboundIntake({
     sessions,
@@ -102,6 +144,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const artifacts = createRedisArtifactStore({ redis, prefix });
   const artifactSecret = await keptSecret({ redis, prefix, purpose: ARTIFACT_SECRET_PURPOSE });
   const approvalRuntime = createApprovalRuntime({ store: approvals, turnQueue, connection, prefix, logger });
+  closers.add(CLOSE_ORDER.approvals, () => approvalRuntime.close());
   const channels = await wireChannels({
     modules,
     context: {
@@ -136,9 +179,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     }),
     runSingleton: createSingletonRunner({ redis, prefix, logger }),
   });
+  closers.add(CLOSE_ORDER.channels, () => channels.close());
   late.channels = channels;
   approvalRuntime.attach(channels);
   const scheduler = createAppScheduler({ app, enabledChannels, tenantId, connection, prefix, logger, enqueue: (injection) => intake.enqueue(injection) });
+  closers.add(CLOSE_ORDER.scheduler, () => scheduler.close());
   await scheduler.sync();
   const core: ServiceCore = {
     options, env, logger, prefix, app, registry,
@@ -156,26 +201,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     channels,
     scheduler,
   };
+  closers.add(CLOSE_ORDER.queueStats, () => core.queueStats.close());
   const web = role === 'worker' ? undefined : await startWebRole(core);
+  if (web !== undefined) closers.add(CLOSE_ORDER.web, web.close);
   const stopWorkers = role === 'web' ? undefined : startWorkerRole(core);
+  if (stopWorkers !== undefined) closers.add(CLOSE_ORDER.workers, stopWorkers);
 
   logger.info({ url: web?.url, app: app.name, actors: [...core.actors.keys()], channels: [...channels.adaptors.keys()], model: modelStatus.configured ? 'configured' : 'missing' }, 'switchboard started');
-  let closing: Promise<void> | undefined;
-  const closeAll = async (): Promise<void> => {
-    for (const close of [web?.close, stopWorkers]) await close?.().catch((error: unknown) => { logger.warn({ err: error }, 'close failed'); });
-    await inboundQueue.close();
-    await turnQueue.close();
-    await approvalRuntime.close();
-    await scheduler.close();
-    await core.queueStats.close();
-    await channels.close();
-    await closeRedis(redis);
-  };
-  return {
-    url: web?.url,
-    close() {
-      closing ??= closeAll();
-      return closing;
-    },
-  };
+  return { url: web?.url, close: () => closers.closeAll() };
 }

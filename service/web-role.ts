@@ -3,6 +3,7 @@
  * operational endpoints.
  */
 import type { AddressInfo } from 'node:net';
+import { SwitchboardError } from '../src/protocol/errors.ts';
 import { createHttpServer } from '../src/runtime/http/http-server.ts';
 import { authorize } from '../src/runtime/http/operator-access.ts';
 import { createRouter, type Route } from '../src/runtime/http/router.ts';
@@ -51,9 +52,17 @@ export async function startWebRole(core: ServiceCore): Promise<{ url: string; cl
   ];
   const router = createRouter(routes, (error, context) => { logger.warn({ err: error, path: context.url.pathname }, 'request failed'); });
   const server = createHttpServer(router, core.options.http);
+  const wanted = core.options.port ?? env.port;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(core.options.port ?? env.port, () => { resolve(); });
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE' && error.code !== 'EACCES') {
+        reject(error);
+        return;
+      }
+      const why = error.code === 'EADDRINUSE' ? 'is already in use' : 'may not be opened by this user';
+      reject(new SwitchboardError('config.invalid', `Port ${String(wanted)} ${why} (${error.code}): set PORT to a free port, or stop what listens there.`, { cause: error, details: { variable: 'PORT', port: wanted } }));
+    });
+    server.listen(wanted, () => { resolve(); });
   });
   const { port } = server.address() as AddressInfo;
   return {
