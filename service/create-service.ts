@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { ChannelModule } from '../channels/channel.ts';
+import { SwitchboardError } from '../src/protocol/errors.ts';
 import { CHANNEL_MODULES } from '../channels/registry.ts';
 import type { ToolRegistry } from '../src/protocol/tools/tool-registry.ts';
 import type { LoadedApp } from '../src/runtime/app/app-types.ts';
@@ -29,7 +30,7 @@ import { sessionIdOf } from '../src/runtime/session/session-id.ts';
 import { createRedisClient, serviceRedisOptions } from '../src/runtime/redis/redis-client.ts';
 import { untilRedisReady } from '../src/runtime/redis/redis-ready.ts';
 import { watchRedisConnection, type RedisWatchLogger } from '../src/runtime/redis/redis-watch.ts';
-import { deploymentPrefix } from '../src/runtime/redis/redis-target.ts';
+import { deploymentPrefix, parseRedisTarget } from '../src/runtime/redis/redis-target.ts';
 import { deliveryLogEntry } from '../queues/delivery-log-entry.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
 import { createClosers, type Closers } from './closers.ts';
@@ -56,15 +57,24 @@ const CLOSE_ORDER = { web: 1, workers: 2, inbound: 3, turns: 4, approvals: 5, sc
 /** How long a starting process waits for Redis, in milliseconds. */
 const REDIS_START_TIMEOUT_MS = 10_000;
 
-/** Opens the shared fail-fast client (see `serviceRedisOptions`) and waits until it is ready. */
-async function connectRedis(url: string, logger: RedisWatchLogger): Promise<Redis> {
+/**
+ * Opens the shared fail-fast client (see `serviceRedisOptions`) and waits until it is ready.
+ *
+ * @param embedded - Whether `url` is the private Redis `npm start` started (else `REDIS_URL`).
+ * @throws SwitchboardError `redis.unavailable` naming the address (never the password), where it
+ *   came from and what to check, when Redis is not ready within 10 s.
+ */
+async function connectRedis(url: string, embedded: boolean, logger: RedisWatchLogger): Promise<Redis> {
   const redis = createRedisClient(url, serviceRedisOptions());
   watchRedisConnection(redis, logger, 'commands');
   try {
     await untilRedisReady(redis, REDIS_START_TIMEOUT_MS);
   } catch (error) {
     redis.disconnect();
-    throw error;
+    const address = parseRedisTarget(url).nodes.map((node) => `${node.host}:${String(node.port)}`).join(', ');
+    const fix = embedded ? 'the private redis-server started but does not answer: look at its log in .data/redis' : 'check that Redis runs there and that REDIS_URL points at it';
+    const source = embedded ? 'the private Redis' : 'REDIS_URL';
+    throw new SwitchboardError('redis.unavailable', `Redis at ${address} (${source}) did not answer within ${String(REDIS_START_TIMEOUT_MS / 1000)} s: ${fix}.`, { cause: error, details: { address, variable: 'REDIS_URL' } });
   }
   return redis;
 }
@@ -88,7 +98,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   } });
   const envModel = modelFromEnv(env);
   const modelStatus = options.model === undefined ? envModel : { configured: true, missing: [] };
-  const redis = await connectRedis(options.redisUrl, logger);
+  const redis = await connectRedis(options.redisUrl, env.redis.mode === 'embedded', logger);
   const closers = createClosers((error) => { logger.warn({ err: error }, 'close failed'); });
   closers.add(CLOSE_ORDER.redis, () => closeRedis(redis));
   try {

@@ -19,7 +19,7 @@ describe('switchboard doctor', () => {
     try {
       const { code, text } = await doctor({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url });
       expect(code).toBe(0);
-      expect(text).toMatch(/^redis\s+OK\s+REDIS_URL answers, Redis \d/m);
+      expect(text).toMatch(/^redis\s+OK\s+REDIS_URL \([^)]+:\d+\) answers, Redis \d/m);
       expect(text).toMatch(/^model\s+OK/m);
       expect(text).toMatch(/^channel web\s+OK/m);
       expect(text).toMatch(/^channel email\s+OFF\s+not configured \(IMAP_URL, SMTP_URL/m);

@@ -1,45 +1,51 @@
 import type { ChannelModule, DoctorCheck } from '../../channels/channel.ts';
 import { CHANNEL_MODULES } from '../../channels/registry.ts';
 import type { SwitchboardEnv } from '../../src/config/env-types.ts';
-import { startEmbeddedRedis } from '../../src/runtime/redis/embedded-redis.ts';
-import { createRedisClient, isCluster, redisScanNodes } from '../../src/runtime/redis/redis-client.ts';
+import type { Redis } from 'ioredis';
+import { isCluster, redisScanNodes } from '../../src/runtime/redis/redis-client.ts';
+import { connectCliRedis, findCliRedis, type CliRedisTarget } from './cli-redis.ts';
 
 /** One line of the doctor's table. */
 type Check = DoctorCheck;
 
+/** Checks the Redis a command would use (see `findCliRedis`): version 6.2+ and `noeviction` on every master. */
 async function checkRedis(env: SwitchboardEnv): Promise<Check> {
-  if (env.redis.mode === 'external') {
-    const redis = createRedisClient(env.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null });
-    redis.on('error', () => undefined);
-    try {
-      await redis.connect();
-      const cluster = isCluster(redis);
-      // INFO and CONFIG are per server: on a cluster, ask every master (each may own the deployment's slot).
-      const nodes = await redisScanNodes(redis);
-      let version = 'unknown';
-      for (const node of nodes) {
-        version = /redis_version:(\S+)/.exec(await node.info('server'))?.[1] ?? 'unknown';
-        const eviction = (await node.config('GET', 'maxmemory-policy'))[1] ?? 'unknown';
-        const major = Number(version.split('.')[0]);
-        const minor = Number(version.split('.')[1]);
-        const where = cluster ? ` on ${node.options.host ?? '?'}:${node.options.port ?? '?'}` : '';
-        if (major < 6 || (major === 6 && minor < 2)) return { name: 'redis', status: 'fail', detail: `Redis ${version}${where}: 6.2 or newer is needed` };
-        if (eviction !== 'noeviction') return { name: 'redis', status: 'fail', detail: `maxmemory-policy is ${eviction}${where}; queues need noeviction` };
-      }
-      const what = cluster ? `a Redis Cluster of ${nodes.length} masters` : 'answers';
-      return { name: 'redis', status: 'ok', detail: `REDIS_URL ${what}, Redis ${version}, noeviction` };
-    } catch (error) {
-      return { name: 'redis', status: 'fail', detail: `REDIS_URL does not answer: ${error instanceof Error ? error.message : String(error)}` };
-    } finally {
-      redis.disconnect();
+  let redis: Redis;
+  let target: CliRedisTarget;
+  try {
+    target = await findCliRedis(env.redis);
+  } catch (error) {
+    // Before `npm start`, no private Redis runs yet: that is the start's to open, not a fault.
+    if (env.redis.mode === 'embedded') {
+      return { name: 'redis', status: 'off', detail: `no service runs from this folder yet and REDIS_URL is unset: npm start starts a private redis-server (data in ${env.redis.dataDir})` };
     }
+    return { name: 'redis', status: 'fail', detail: error instanceof Error ? error.message : String(error) };
   }
   try {
-    const embedded = await startEmbeddedRedis({ dataDir: env.redis.dataDir });
-    await embedded.stop();
-    return { name: 'redis', status: 'ok', detail: `a private redis-server starts (data in ${env.redis.dataDir})` };
+    redis = await connectCliRedis(target);
   } catch (error) {
     return { name: 'redis', status: 'fail', detail: error instanceof Error ? error.message : String(error) };
+  }
+  try {
+    const cluster = isCluster(redis);
+    // INFO and CONFIG are per server: on a cluster, ask every master (each may own the deployment's slot).
+    const nodes = await redisScanNodes(redis);
+    let version = 'unknown';
+    for (const node of nodes) {
+      version = /redis_version:(\S+)/.exec(await node.info('server'))?.[1] ?? 'unknown';
+      const eviction = (await node.config('GET', 'maxmemory-policy'))[1] ?? 'unknown';
+      const major = Number(version.split('.')[0]);
+      const minor = Number(version.split('.')[1]);
+      const where = cluster ? ` on ${node.options.host ?? '?'}:${node.options.port ?? '?'}` : '';
+      if (major < 6 || (major === 6 && minor < 2)) return { name: 'redis', status: 'fail', detail: `Redis ${version}${where}: 6.2 or newer is needed` };
+      if (eviction !== 'noeviction') return { name: 'redis', status: 'fail', detail: `maxmemory-policy is ${eviction}${where}; queues need noeviction` };
+    }
+    const what = cluster ? `is a Redis Cluster of ${nodes.length} masters` : 'answers';
+    return { name: 'redis', status: 'ok', detail: `${target.name} (${target.address}) ${what}, Redis ${version}, noeviction` };
+  } catch (error) {
+    return { name: 'redis', status: 'fail', detail: `${target.name} (${target.address}): ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    redis.disconnect();
   }
 }
 

@@ -5,11 +5,11 @@ import { loadEnv } from '../../src/config/env.ts';
 import type { SwitchboardEnv } from '../../src/config/env-types.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/runtime/redis/embedded-redis.ts';
-import { createRedisClient } from '../../src/runtime/redis/redis-client.ts';
 import { deploymentPrefix } from '../../src/runtime/redis/redis-target.ts';
 import { startService, type ServiceRole } from '../create-service.ts';
 import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
 import { runApprovalsCommand } from './approvals-command.ts';
+import { connectCliRedis, findCliRedis } from './cli-redis.ts';
 import { runInviteCommand } from './invite-command.ts';
 import { readPeople } from './read-people.ts';
 import { runDoctor } from './doctor.ts';
@@ -32,15 +32,22 @@ function parseRole(args: readonly string[]): ServiceRole {
   throw new SwitchboardError('config.invalid', `--role must be all, web or worker (got "${value}").`);
 }
 
+/** Options of {@link main}, for tests. */
+export interface MainOptions {
+  /** Data folder of the private Redis. Default `<repository>/.data/redis`. */
+  readonly redisDataDir?: string;
+}
+
 /**
  * Runs one CLI command and resolves to the process exit code. `start` resolves only after a
- * SIGTERM or SIGINT has stopped the service.
+ * SIGTERM or SIGINT has stopped the service. Every other command uses `REDIS_URL` or, when it is
+ * unset, the private Redis of the service running from this folder; none starts a Redis.
  */
-export async function main(args: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>): Promise<number> {
+export async function main(args: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>, options: MainOptions = {}): Promise<number> {
   const [command, ...rest] = args;
   let env: SwitchboardEnv;
   try {
-    env = loadEnv(rawEnv, { appDir: REPO_ROOT });
+    env = loadEnv(rawEnv, { appDir: REPO_ROOT, ...(options.redisDataDir === undefined ? {} : { redisDataDir: options.redisDataDir }) });
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
@@ -58,30 +65,26 @@ export async function main(args: readonly string[], rawEnv: Readonly<Record<stri
   }
 }
 
-/** `switchboard approvals …` against REDIS_URL, or the private Redis's data when it is unset. */
+/** `switchboard approvals …` against REDIS_URL, or the private Redis of the service running from this folder. */
 async function approvals(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
-  const embedded = env.redis.mode === 'embedded' ? await startEmbeddedRedis({ dataDir: env.redis.dataDir }) : undefined;
-  const url = embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : '');
-  const redis = createRedisClient(url, { maxRetriesPerRequest: 2 });
+  const target = await findCliRedis(env.redis);
+  const redis = await connectCliRedis(target);
   try {
-    return await runApprovalsCommand([...args], createApprovalStore({ redis, prefix: deploymentPrefix(url) }), process.stdout);
+    return await runApprovalsCommand([...args], createApprovalStore({ redis, prefix: deploymentPrefix(target.url) }), process.stdout);
   } finally {
-    await redis.quit();
-    await embedded?.stop();
+    redis.disconnect();
   }
 }
 
-/** `switchboard invite …` against REDIS_URL, or the private Redis's data when it is unset. */
+/** `switchboard invite …` against REDIS_URL, or the private Redis of the service running from this folder. */
 async function invite(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
   const people = await readPeople(env.appDir);
-  const embedded = env.redis.mode === 'embedded' ? await startEmbeddedRedis({ dataDir: env.redis.dataDir }) : undefined;
-  const url = embedded?.url ?? (env.redis.mode === 'external' ? env.redis.url : '');
-  const redis = createRedisClient(url, { maxRetriesPerRequest: 2 });
+  const target = await findCliRedis(env.redis);
+  const redis = await connectCliRedis(target);
   try {
-    return await runInviteCommand(args, { people, links: { redis, prefix: deploymentPrefix(url), publicUrl: env.publicUrl } }, process.stdout);
+    return await runInviteCommand(args, { people, links: { redis, prefix: deploymentPrefix(target.url), publicUrl: env.publicUrl } }, process.stdout);
   } finally {
-    await redis.quit();
-    await embedded?.stop();
+    redis.disconnect();
   }
 }
 
@@ -99,7 +102,14 @@ async function start(env: SwitchboardEnv, role: ServiceRole): Promise<number> {
     redisUrl = embedded.url;
     logger.info({ dataDir: env.redis.dataDir, port: embedded.port }, 'started a private redis-server');
   }
-  const service = await startService({ env, role, redisUrl, logger });
+  let service: Awaited<ReturnType<typeof startService>>;
+  try {
+    service = await startService({ env, role, redisUrl, logger });
+  } catch (error) {
+    // The service closed what it had opened; the private Redis is this command's to stop.
+    await embedded?.stop();
+    throw error;
+  }
   if (service.url !== undefined) process.stdout.write(`switchboard is running: open ${env.publicUrl === `http://localhost:${env.port}` ? service.url : env.publicUrl}\n`);
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string): void => {

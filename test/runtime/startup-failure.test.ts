@@ -37,4 +37,14 @@ describe('a start-up that fails', () => {
       taken.close();
     }
   });
+
+  it('with REDIS_URL pointing at nothing, names the address and the variable to check, never the password', async () => {
+    const unreachable = 'redis://:secret-password@127.0.0.1:1';
+    const env = loadEnv({ ANTHROPIC_API_KEY: 'test-key', SWITCHBOARD_APP: appDir, LOG_LEVEL: 'silent', REDIS_URL: unreachable }, { appDir });
+    const started = startService({ env, role: 'all', redisUrl: unreachable, logger: pino({ level: 'silent' }), prefix: uniquePrefix('unreachable'), port: 0 });
+    const error = await started.then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/^Redis at 127\.0\.0\.1:1 \(REDIS_URL\) did not answer within 10 s: check that Redis runs there and that REDIS_URL points at it\.$/);
+    expect((error as Error).message).not.toContain('secret-password');
+  }, 20_000);
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../protocol/errors.ts';
 import { startEmbeddedRedis, type EmbeddedRedis, type EmbeddedRedisLogger } from './embedded-redis.ts';
+import { addressFileOf, findRunningEmbeddedRedis } from './embedded-redis-address.ts';
 import { findFreePort } from './free-port.ts';
 import { pingRedis } from './ping-redis.ts';
 
@@ -179,11 +180,51 @@ describe('startEmbeddedRedis', () => {
     }
   });
 
+  it('records its address in the data folder while it runs, for the CLI to find', async () => {
+    const dataDir = freshDir();
+    expect(await findRunningEmbeddedRedis(dataDir)).toBeUndefined();
+    const redis = await startEmbeddedRedis({ dataDir });
+    started.push(redis);
+    const found = await findRunningEmbeddedRedis(dataDir);
+    expect(found).toMatchObject({ url: redis.url, host: '127.0.0.1', port: redis.port });
+    expect(found?.pid).toBeGreaterThan(0);
+    await redis.stop();
+    expect(existsSync(addressFileOf(dataDir))).toBe(false);
+    expect(await findRunningEmbeddedRedis(dataDir)).toBeUndefined();
+
+    const again = await startEmbeddedRedis({ dataDir });
+    started.push(again);
+    expect((await findRunningEmbeddedRedis(dataDir))?.port).toBe(again.port);
+    await again.kill();
+    expect(existsSync(addressFileOf(dataDir))).toBe(false);
+  });
+
+  it('treats a stale or unreadable address file as no server', async () => {
+    const dataDir = freshDir();
+    const redis = await startEmbeddedRedis({ dataDir });
+    started.push(redis);
+    const live = readFileSync(addressFileOf(dataDir), 'utf8');
+    await redis.stop();
+    // Left behind as by a service killed with SIGKILL: its server is gone.
+    writeFileSync(addressFileOf(dataDir), live);
+    expect(await findRunningEmbeddedRedis(dataDir)).toBeUndefined();
+    // A live process, but nothing answers on the port.
+    const { port, server } = await occupyPort();
+    server.close();
+    writeFileSync(addressFileOf(dataDir), JSON.stringify({ host: '127.0.0.1', port, pid: process.pid }));
+    expect(await findRunningEmbeddedRedis(dataDir, 200)).toBeUndefined();
+    for (const text of ['', '{', '[]', JSON.stringify({ host: '127.0.0.1', port: 'x', pid: 1 })]) {
+      writeFileSync(addressFileOf(dataDir), text);
+      expect(await findRunningEmbeddedRedis(dataDir)).toBeUndefined();
+    }
+  });
+
   it('kills the server when the parent process exits without stopping it', async () => {
     const module = new URL('./embedded-redis.ts', import.meta.url).href;
+    const dataDir = freshDir();
     const script = [
       `const { startEmbeddedRedis } = await import(${JSON.stringify(module)});`,
-      `const redis = await startEmbeddedRedis({ dataDir: ${JSON.stringify(freshDir())} });`,
+      `const redis = await startEmbeddedRedis({ dataDir: ${JSON.stringify(dataDir)} });`,
       'console.log(redis.port);',
       'process.exit(0);',
     ].join('\n');
@@ -202,6 +243,7 @@ describe('startEmbeddedRedis', () => {
       if (alive) await sleep(50);
     }
     expect(alive).toBe(false);
+    expect(existsSync(addressFileOf(dataDir))).toBe(false);
   });
 
   it('says how to fix a missing binary', async () => {

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SwitchboardError } from '../../protocol/errors.ts';
 import { findFreePort } from './free-port.ts';
 import { OutputTail } from './output-tail.ts';
+import { removeAddressFile, writeAddressFile } from './embedded-redis-address.ts';
 import { assertDataDirFree, pidFileOf } from './pid-file.ts';
 import { pingRedis } from './ping-redis.ts';
 
@@ -34,7 +35,10 @@ export interface EmbeddedRedisLogger {
 
 /** Options of {@link startEmbeddedRedis}. */
 export interface EmbeddedRedisOptions {
-  /** Folder for the server's data (append-only file, pid file). Created when missing. */
+  /**
+   * Folder for the server's data (append-only file, pid file, and `redis-address.json` while it
+   * runs: see `findRunningEmbeddedRedis`). Created when missing.
+   */
   readonly dataDir: string;
   /** Path or name of the server binary. Default `redis-server`, looked up on `PATH`. */
   readonly binary?: string;
@@ -81,6 +85,10 @@ export interface EmbeddedRedis {
  * Starts a private `redis-server` bound to 127.0.0.1, keeping its data in `dataDir` with the
  * append-only file on and `maxmemory-policy noeviction` (queues must never lose keys), and waits
  * until it answers `PING`. The server is killed if this process exits without stopping it.
+ *
+ * Once it answers, its address is recorded in `<dataDir>/redis-address.json`, which is removed
+ * when the server stops, is killed or exits: the CLI started from the same folder finds it there
+ * with `findRunningEmbeddedRedis` rather than starting a second server on the same data.
  *
  * @throws {SwitchboardError} `config.invalid` when the binary is missing or not executable, the
  *   given port is taken, or another server already uses `dataDir`; `internal` when the server
@@ -148,6 +156,7 @@ async function launch(options: LaunchOptions): Promise<LaunchOutcome> {
     logger?.warn({ port, err: error }, 'embedded redis: process error');
   });
   const killOnParentExit = (): void => {
+    removeAddressFile(dataDir);
     child.kill('SIGKILL');
   };
   process.on('exit', killOnParentExit);
@@ -170,20 +179,32 @@ async function launch(options: LaunchOptions): Promise<LaunchOutcome> {
     }
     await sleep(POLL_INTERVAL_MS);
   }
+  try {
+    await writeAddressFile(dataDir, { host: HOST, port, pid: child.pid ?? 0 });
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    process.off('exit', killOnParentExit);
+    throw new SwitchboardError('internal', `Cannot record the address of redis-server in ${dataDir}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   logger?.info({ port, dataDir }, 'embedded redis started');
 
   let stopping: Promise<void> | undefined;
   void exited.then((info) => {
     process.off('exit', killOnParentExit);
+    removeAddressFile(dataDir);
     if (stopping === undefined) logger?.warn({ port, ...info, output: tail.lines() }, 'embedded redis exited unexpectedly');
   });
   const stop = (): Promise<void> => {
+    // Withdrawn first: a CLI command looking now must not pick a server that is shutting down.
+    removeAddressFile(dataDir);
     stopping ??= stopProcess(child, exited, exit !== undefined, options.stopTimeoutMs ?? 10_000).then(() => {
       logger?.info({ port }, 'embedded redis stopped');
     });
     return stopping;
   };
   const kill = async (): Promise<void> => {
+    removeAddressFile(dataDir);
     stopping ??= exited.then(() => {
       logger?.info({ port }, 'embedded redis killed');
     });
