@@ -36,7 +36,7 @@ export async function announceApproval(channels: WiredChannels, record: Approval
   for (const destination of approverDestinations(record, channels.adaptors)) {
     await channels.send(
       destination,
-      { type: 'approval-request', record, partId: emitted.partId, part: emitted.part },
+      { type: 'approval-request', record, partId: emitted.partId, part: emitted.part, mayDecide: true },
       `${emitted.partId}|${destination.channel}:${destination.address}`,
       { sessionId: record.sessionId, turnId: record.turnId },
     );

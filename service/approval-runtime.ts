@@ -32,6 +32,17 @@ export interface ApprovalRuntime {
   close(): Promise<void>;
 }
 
+/**
+ * How a decision attempt is logged: a decision taken at `info` (`approval decided`); a refused one
+ * (a forged sender, someone who may not approve, too late, already decided) at `warn` with the
+ * refusal and its reason (`approval decision refused`), never as if the decision had been taken.
+ */
+export function decisionLogLine(attempt: DecisionAttempt, outcome: DecisionOutcome): { level: 'info' | 'warn'; fields: Record<string, unknown>; message: string } {
+  const facts = { approvalId: attempt.approvalId, asked: attempt.decision, by: attempt.by };
+  if (outcome.ok) return { level: 'info', fields: { ...facts, decision: attempt.decision }, message: 'approval decided' };
+  return { level: 'warn', fields: { ...facts, refusal: outcome.refusal, reason: outcome.message }, message: 'approval decision refused' };
+}
+
 /** Creates the approval runtime of one process. */
 export function createApprovalRuntime(options: ApprovalRuntimeOptions): ApprovalRuntime {
   const { store, logger } = options;
@@ -61,7 +72,8 @@ export function createApprovalRuntime(options: ApprovalRuntimeOptions): Approval
   return {
     async decide(attempt) {
       const outcome = await store.decide(attempt);
-      logger.info({ approvalId: attempt.approvalId, decision: attempt.decision, by: attempt.by, ok: outcome.ok, refusal: outcome.ok ? undefined : outcome.refusal }, 'approval decision');
+      const line = decisionLogLine(attempt, outcome);
+      logger[line.level](line.fields, line.message);
       if (outcome.ok) await afterDecision(outcome.record);
       return outcome;
     },

@@ -44,7 +44,12 @@ function labelled(label: string, value: string): PhrasingContent[] {
   return [strongNode(`${label}:`), textNode(` ${value}`)];
 }
 
-/** The request an approver answers: what the call does, its arguments, who asked, the code, the expiry and how to reply. */
+/**
+ * The request mail: what the call does, its arguments, who asked, the code, the expiry, and how to
+ * decide by replying, or, with `mayDecide: false` (a requester who may not decide), whose approval
+ * is awaited. The web chat's card is not mentioned: it is shown only in the web conversation that
+ * asked, which no mail recipient can open.
+ */
 export function requestContent(record: ApprovalRecord, options: DescribeOptions): MailContent {
   const said = describeApprovalRequest(record, { ...options, timeZone: options.timeZone ?? 'UTC' });
   const facts = [
@@ -58,8 +63,9 @@ export function requestContent(record: ApprovalRecord, options: DescribeOptions)
     paragraphNode(said.summary),
     ...(said.details.length === 0 ? [] : [linesNode(said.details.map((line) => labelled(line.label, line.value)))]),
     linesNode(facts),
-    paragraphNode(strongNode('Reply APPROVE to approve, or DENY to refuse.'), ` Put the word alone on the first line of your reply (the code ${said.shortCode} may follow it).`),
-    paragraphNode('You can also decide on the approval card in the web chat.'),
+    said.waitingFor === undefined
+      ? paragraphNode(strongNode('Reply APPROVE to approve, or DENY to refuse.'), ` Put the word alone on the first line of your reply (the code ${said.shortCode} may follow it).`)
+      : paragraphNode(said.waitingFor),
   ]);
 }
 

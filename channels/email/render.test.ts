@@ -35,7 +35,13 @@ const record = (overrides: Partial<ApprovalRecord> = {}): ApprovalRecord =>
     args: { flightNumber: 'MW 304', date: '2026-12-18', passengers: [{ fullName: 'Ada Lovelace' }], totalCost: 412.5, currency: 'EUR' },
     ...overrides,
   });
-const approvalRequest = (approval: ApprovalRecord): RenderInput => ({ type: 'approval-request', record: approval, partId: 'p-1', part: { metadata: { partType: 'approval-request' } } });
+const approvalRequest = (approval: ApprovalRecord, mayDecide?: boolean): RenderInput => ({
+  type: 'approval-request',
+  record: approval,
+  partId: 'p-1',
+  part: { metadata: { partType: 'approval-request' } },
+  ...(mayDecide === undefined ? {} : { mayDecide }),
+});
 
 function only<T>(items: readonly T[]): T {
   expect(items).toHaveLength(1);
@@ -173,9 +179,19 @@ describe('approval request mail', () => {
       expect(body).toContain('This request expires in 1 hour, at 11:00 UTC.');
       expect(body).toContain('K7QX2M');
       expect(body).toContain('Reply APPROVE to approve, or DENY to refuse.');
-      expect(body).toContain('approval card in the web chat');
+      // The web card is shown only in the web conversation that asked; no mail names it.
+      expect(body).not.toContain('web chat');
     }
     expect(markdownArtefacts(mail.text, { backticks: true })).toEqual([]);
+  });
+
+  it('tells a requester who may not decide whose approval is awaited, without how to answer', () => {
+    const mail = only(render(approvalRequest(record(), false), { channel: 'email', address: 'ada@example.com' }));
+    for (const body of [mail.text, mail.html]) {
+      expect(body).toContain('concierge wants to book flight MW 304 on Fri 18 Dec 2026 for Ada Lovelace, EUR 412.50.');
+      expect(body).toContain("Waiting for boss's approval.");
+      expect(body).not.toMatch(/APPROVE|DENY|Reply|web chat/);
+    }
   });
 
   it('has no line that would decide if quoted back', () => {

@@ -79,7 +79,7 @@ export function createEmailRender(options: EmailRenderOptions): EmailRender {
       case 'notice':
         return reply(destination, 'notice', partsContent([{ text: input.text, metadata: { partType: 'response' } }]), bracketedMessageId(input.inReplyTo));
       case 'approval-request':
-        return approval(destination, input.record, 'approval-request', requestContent(input.record, { ...options, clock }));
+        return approval(destination, input.record, 'approval-request', requestContent(input.record, { ...options, clock, mayDecide: input.mayDecide ?? true }));
       case 'approval-update':
         // The decider already got the answer to their reply; everyone else learns the outcome here.
         return input.record.status === 'pending' || decidedHere(input.record, destination) ? [] : approval(destination, input.record, 'approval-update', updateContent(input.record, options, clock()));

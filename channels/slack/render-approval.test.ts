@@ -49,6 +49,15 @@ describe('Slack approval card', () => {
     }
   });
 
+  it('shows a requester who may not decide whose approval is awaited instead of the buttons', () => {
+    const payloads = render({ type: 'approval-request', record: RECORD, partId: 'turn-1.0', part: { metadata: { partType: 'approval-request' } }, mayDecide: false }, DEST);
+    const [payload] = payloads;
+    if (payload === undefined) throw new Error('no card');
+    expect(readSlackPayload(payload)).toBe(payload);
+    expect(blockOf(payload, 'actions')).toBeUndefined();
+    expect(blocksOf(payload).at(-1)).toEqual({ type: 'context', elements: [{ type: 'mrkdwn', text: "Waiting for grace's approval." }] });
+  });
+
   it('says what the call does, its amount once, its code, requester and expiry', () => {
     const plain = card(RECORD, createSlackRender({ clock }));
     const texts = mrkdwnTexts(plain).join('\n');

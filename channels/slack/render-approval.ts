@@ -10,8 +10,9 @@ import { callSummary } from '../kit/approvals/decision-answers.ts';
 import { describeApprovalRequest, type ApprovalDescription, type ToolSentences } from '../kit/approvals/describe-request.ts';
 import { escapeSlack } from '../kit/render/render-slack.ts';
 import { approvalKey, decisionButtons, describedBlocks, outcomeLine, requestContext, type WhenContext } from './render-approval-blocks.ts';
+import { contextLine } from './render-blocks.ts';
 import { inThread, whereOf } from './render-where.ts';
-import type { SlackPayload } from './slack-payload.ts';
+import type { SlackBlock, SlackPayload } from './slack-payload.ts';
 
 /** What approval cards are told with. */
 export interface ApprovalCardContext {
@@ -28,21 +29,29 @@ interface Described {
   readonly when: WhenContext;
 }
 
-function described(record: ApprovalRecord, context: ApprovalCardContext): Described {
+function described(record: ApprovalRecord, context: ApprovalCardContext, mayDecide = true): Described {
   const now = context.clock();
   const sentences = context.sentences === undefined ? {} : { sentences: context.sentences };
-  return { description: describeApprovalRequest(record, { clock: () => now, timeZone: context.timeZone, ...sentences }), when: { now, timeZone: context.timeZone } };
+  return { description: describeApprovalRequest(record, { clock: () => now, timeZone: context.timeZone, mayDecide, ...sentences }), when: { now, timeZone: context.timeZone } };
+}
+
+/** The card's last block while pending: the buttons, or whose approval is awaited for a recipient who may not decide. */
+function pendingBlocks(record: ApprovalRecord, description: ApprovalDescription): SlackBlock[] {
+  if (description.expired) return [];
+  return description.waitingFor === undefined ? [decisionButtons(record)] : [contextLine(escapeSlack(description.waitingFor))];
 }
 
 /**
  * The card of a pending request, posted in the destination's thread under the key
  * `approval:<approvalId>`: what the call does, its arguments, code, requester and expiry, then the
- * buttons (left out when the request has already expired). Its text: `Approval needed: …`.
+ * buttons (left out when the request has already expired). With `mayDecide` false (the requester's
+ * conversation, when they may not decide) the buttons are replaced by `Waiting for grace's approval.`
+ * Its text: `Approval needed: …`.
  */
-export function approvalCard(record: ApprovalRecord, destination: Destination, context: ApprovalCardContext): SlackPayload {
+export function approvalCard(record: ApprovalRecord, destination: Destination, context: ApprovalCardContext, mayDecide = true): SlackPayload {
   const where = whereOf(destination);
-  const { description, when } = described(record, context);
-  const blocks = [...describedBlocks(record, description), requestContext(record, description, when), ...(description.expired ? [] : [decisionButtons(record)])];
+  const { description, when } = described(record, context, mayDecide);
+  const blocks = [...describedBlocks(record, description), requestContext(record, description, when), ...pendingBlocks(record, description)];
   const text = `Approval needed: ${callSummary(record, context.sentences)} (code ${record.shortCode})`;
   return { op: 'post', channel: where.channel, ...where.team, ...inThread(where), text: escapeSlack(text), blocks, key: approvalKey(record.approvalId) };
 }

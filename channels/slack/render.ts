@@ -57,7 +57,7 @@ export function createSlackRender(options: SlackRenderOptions = {}): SlackRender
       case 'envelope':
         return postsOf(input.parts, destination);
       case 'approval-request':
-        return [approvalCard(input.record, destination, context)];
+        return [approvalCard(input.record, destination, context, input.mayDecide ?? true)];
       case 'approval-update':
         return approvalCardUpdate(input.record, destination, context);
       case 'notice':

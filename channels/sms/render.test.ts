@@ -128,6 +128,14 @@ describe('SMS approvals', () => {
     );
   });
 
+  it('tells a requester who may not decide whose approval is awaited, without a code to reply with', () => {
+    const [message, ...rest] = render({ type: 'approval-request', record, partId: 'p', part: said(''), mayDecide: false }, SMS);
+    expect(rest).toEqual([]);
+    expect(message?.body).toBe(
+      "Approval K7QX2M: concierge wants to run book_flight with: Flight number: BA2043; Passengers: 2; Total cost: GBP 374.00.\nExpires in 4 hours, at 14:00 UTC.\nWaiting for grace's approval.",
+    );
+  });
+
   it('tells the outcome of a decided request, nothing while pending or to the decider', () => {
     const update = (approval: ApprovalRecord): SmsPayload[] => render({ type: 'approval-update', record: approval }, SMS);
     expect(update(record)).toEqual([]);

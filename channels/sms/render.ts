@@ -104,7 +104,7 @@ export function createSmsRender(options: SmsRenderOptions = {}): SmsRender {
       case 'notice':
         return rendered([said(input.text)], destination, 'notice', context);
       case 'approval-request':
-        return [smsPayload(destination.address, 'approval-request', approvalRequestBody(input.record, isWhatsAppAddress(destination.address), context))];
+        return [smsPayload(destination.address, 'approval-request', approvalRequestBody(input.record, isWhatsAppAddress(destination.address), context, input.mayDecide ?? true))];
       case 'approval-update': {
         const text = approvalUpdateText(input.record, destination, context);
         return text === undefined ? [] : rendered([said(text)], destination, 'approval-update', context);

@@ -89,10 +89,10 @@ describe('WhatsApp rendering', () => {
 
   it('tells a requester who may not decide what is awaited, without buttons or a code to answer', () => {
     const record = { ...contractApproval({ channel: 'whatsapp', address: '+15550100999' }), requester: { channel: 'whatsapp', address: GRACE.address } };
-    const [payload] = render({ type: 'approval-request', record, partId: 't-1.0', part: { data: { approvalId: record.approvalId }, metadata: { partType: 'approval-request' } } }, GRACE);
+    const [payload] = render({ type: 'approval-request', record, partId: 't-1.0', part: { data: { approvalId: record.approvalId }, metadata: { partType: 'approval-request' } }, mayDecide: false }, GRACE);
     expect(payload?.message.kind).toBe('text');
-    expect(textOf(payload)).toMatch(/^Approval K7QX2M: .* needs an approver's decision/);
-    expect(textOf(payload)).not.toMatch(/APPROVE/);
+    expect(textOf(payload)).toMatch(/^Approval K7QX2M: .*\nWaiting for grace's approval\.$/s);
+    expect(textOf(payload)).not.toMatch(/APPROVE|DENY|[Rr]eply/);
     expect(payload?.quickReplies).toBeUndefined();
   });
 

@@ -11,7 +11,6 @@ import type { Part } from '../../src/protocol/parts/part.ts';
 import type { ApprovalRecord } from '../../src/runtime/approvals/approval-types.ts';
 import type { Destination } from '../../src/runtime/injection.ts';
 import type { ToolSentences } from '../kit/approvals/describe-request.ts';
-import { callSummary } from '../kit/approvals/decision-answers.ts';
 import { approvalRequestText } from '../kit/approvals/request-text.ts';
 import { checkTimeZone } from '../kit/approvals/time-phrases.ts';
 import { approvalUpdateText, type ApprovalTextContext } from '../kit/approvals/update-text.ts';
@@ -73,21 +72,14 @@ function rendered(parts: readonly Part[], destination: Destination, kind: WhatsA
   return [...texts, ...files.map((file) => mediaPayload(file, destination))];
 }
 
-/** Whether the person at `destination` may decide `record` (an approver, or the requester when allowed). */
-function mayDecide(record: ApprovalRecord, destination: Destination): boolean {
-  const here = (identity: { readonly channel: string; readonly address: string }): boolean => identity.channel === 'whatsapp' && identity.address === destination.address;
-  return record.approvers.some(here) || (record.allowRequester && here(record.requester));
-}
-
-/** For the conversation that asked, when its person may not decide: what is awaited, no buttons. */
-function awaited(record: ApprovalRecord, destination: Destination, context: ApprovalTextContext): WhatsAppPayload {
-  const text = `Approval ${record.shortCode}: ${callSummary(record, context.sentences)} needs an approver's decision; the answer follows here once it is decided.`;
-  return { kind: 'approval-request', message: { kind: 'text', to: destination.address, text }, templateText: templateLine(text) };
-}
-
-function approvalRequest(record: ApprovalRecord, destination: Destination, via: WhatsAppVia, context: ApprovalTextContext): WhatsAppPayload {
-  if (!mayDecide(record, destination)) return awaited(record, destination, context);
-  const text = approvalRequestText(record, { form: 'short', maxChars: MAX_BUTTON_BODY_CHARS, clock: context.clock, timeZone: context.timeZone, ...(context.sentences === undefined ? {} : { sentences: context.sentences }) });
+/**
+ * The request: reply buttons (Cloud API) or a text with the code (web). A recipient who may not
+ * decide (`mayDecide` false: the requester, when not allowed) gets the text ending in whose
+ * approval is awaited, without buttons.
+ */
+function approvalRequest(record: ApprovalRecord, destination: Destination, via: WhatsAppVia, context: ApprovalTextContext, mayDecide: boolean): WhatsAppPayload {
+  const text = approvalRequestText(record, { form: 'short', maxChars: MAX_BUTTON_BODY_CHARS, clock: context.clock, timeZone: context.timeZone, mayDecide, ...(context.sentences === undefined ? {} : { sentences: context.sentences }) });
+  if (!mayDecide) return { kind: 'approval-request', message: { kind: 'text', to: destination.address, text }, templateText: templateLine(text) };
   const ids = (['granted', 'denied'] as const).map((decision) => approvalButtonId({ approvalId: record.approvalId, decision, argsHash: record.argsHash }));
   const [approveId = '', denyId = ''] = ids;
   const message = via === 'cloud'
@@ -120,7 +112,7 @@ export function createWhatsAppRender(options: WhatsAppRenderOptions): WhatsAppRe
       case 'notice':
         return rendered([said(input.text)], destination, 'notice');
       case 'approval-request':
-        return [approvalRequest(input.record, destination, options.via, context)];
+        return [approvalRequest(input.record, destination, options.via, context, input.mayDecide ?? true)];
       case 'approval-update': {
         const text = approvalUpdateText(input.record, destination, context);
         return text === undefined ? [] : rendered([said(text)], destination, 'approval-update');

@@ -40,8 +40,8 @@ describe('switchboard approvals list', () => {
     expect(code).toBe(0);
     const lines = text.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+CODE\s+TOOL\s+STATUS\s+REQUESTER\s+EXPIRES \/ DECIDED$/);
-    expect(lines[1]).toMatch(/^appr-pending\s+K7QX2M\s+book_flight\s+pending\s+web:web:conv-1\s+expires 2030-01-01T11:00:00.000Z$/);
-    expect(lines[2]).toMatch(/^appr-denied\s+P3RT9W\s+book_flight\s+denied\s+web:web:conv-1\s+decided 2030-01-01T09:10:00.000Z$/);
+    expect(lines[1]).toMatch(/^appr-pending\s+K7QX2M\s+book_flight\s+pending\s+web:conv-1\s+expires 2030-01-01T11:00:00.000Z$/);
+    expect(lines[2]).toMatch(/^appr-denied\s+P3RT9W\s+book_flight\s+denied\s+web:conv-1\s+decided 2030-01-01T09:10:00.000Z$/);
   });
 
   it('filters by status, in both spellings', async () => {
@@ -70,7 +70,7 @@ describe('switchboard approvals show', () => {
     expect(text).toMatch(/decided:\s+boss \(email:boss@example.com\), verified at 2030-01-01T09:10:00.000Z/);
     expect(text).toMatch(/reason:\s+too expensive/);
     expect(text).toContain('audit trail:');
-    expect(text).toContain('2030-01-01T09:05:00.000Z  refused    web:web:conv-1: the requester may not decide');
+    expect(text).toContain('2030-01-01T09:05:00.000Z  refused    web:conv-1: the requester may not decide');
   });
 
   it('says what each identity rested on when the channel recorded it', async () => {
@@ -80,7 +80,14 @@ describe('switchboard approvals show', () => {
     await runApprovalsCommand(['show', 'appr-web'], readOnlyApprovalStore([decided], { 'appr-web': [{ at: '2030-01-01T08:05:00.000Z', action: 'granted', by }] }), {
       write: (chunk: string) => (text += chunk),
     });
-    expect(text).toContain('ada (web:web:b_AAAAAAAAAAAAAAAAAAAAAA), verified, by web session cookie; sign-in link: invite by operator');
+    expect(text).toContain('ada (web:b_AAAAAAAAAAAAAAAAAAAAAA), verified, by web session cookie; sign-in link: invite by operator');
+  });
+
+  it('names a web identity once and every other identity by its channel and address', async () => {
+    const { text } = await run('show', 'appr-pending');
+    expect(text).toMatch(/requester:\s+web:conv-1\n/);
+    expect(text).toMatch(/approvers:\s+boss \(email:boss@example.com\)\n/);
+    expect(text).not.toContain('web:web:');
   });
 
   it('exits 1 with a clear message for an unknown id', async () => {

@@ -18,9 +18,15 @@ export const APPROVALS_USAGE = `usage:
 
 const STATUSES: readonly string[] = ['pending', 'granted', 'denied', 'expired'];
 
+/** `sms:+447700900123`; an address that already names its channel (the web's `web:b_...`) is shown as it is. */
+function channelAddress(who: ChannelIdentity): string {
+  return who.address.startsWith(`${who.channel}:`) ? who.address : `${who.channel}:${who.address}`;
+}
+
 function identity(who: ChannelIdentity | undefined): string {
   if (who === undefined) return 'system';
-  const base = who.personId === undefined ? `${who.channel}:${who.address}` : `${who.personId} (${who.channel}:${who.address})`;
+  const address = channelAddress(who);
+  const base = who.personId === undefined ? address : `${who.personId} (${address})`;
   const checked = who.verified === true ? `${base}, verified` : base;
   return who.basis === undefined ? checked : `${checked}, by ${who.basis}`;
 }

@@ -28,6 +28,11 @@ export interface DescribeOptions {
   readonly timeZone?: string;
   /** Longest argument value, in characters; longer values end in `...`. Default 80. */
   readonly maxValueChars?: number;
+  /**
+   * Whether the recipient may decide (an approver, or the requester when the record allows it).
+   * `false` replaces every instruction with {@link ApprovalDescription.waitingFor}. Default `true`.
+   */
+  readonly mayDecide?: boolean;
 }
 
 /** An approval request in plain words. Every field is Markdown-free text. */
@@ -54,6 +59,11 @@ export interface ApprovalDescription {
   readonly shortCode: string;
   /** `Reply APPROVE K7QX3M or DENY K7QX3M`. */
   readonly replyInstruction: string;
+  /**
+   * `Waiting for grace's approval.`: present only when the recipient may not decide (see
+   * {@link DescribeOptions.mayDecide}); it is then shown instead of any instruction or button.
+   */
+  readonly waitingFor?: string;
 }
 
 /** Default {@link DescribeOptions.maxValueChars}. */
@@ -77,8 +87,22 @@ export function replyInstruction(shortCode: string): string {
 }
 
 /**
+ * What a recipient who may not decide is told instead of how to decide: `Waiting for grace's
+ * approval.`, `Waiting for approval from grace, ada or bob.` Each approver is named once, by
+ * {@link describeIdentity} (their person, else `<channel> <address>`).
+ */
+export function waitingForText(record: Pick<ApprovalRecord, 'approvers'>): string {
+  const names = [...new Set(record.approvers.map(describeIdentity))];
+  const last = names.at(-1);
+  if (last === undefined) return 'Waiting for an approver.';
+  if (names.length === 1) return `Waiting for ${last}'s approval.`;
+  return `Waiting for approval from ${names.slice(0, -1).join(', ')} or ${last}.`;
+}
+
+/**
  * Describes an approval request for a person: title, sentence, arguments, amount, expiry, short
- * code and how to answer. Throws `SwitchboardError('config.invalid')` for an unknown time zone.
+ * code and how to answer (or, for a recipient who may not decide, whose approval is awaited).
+ * Throws `SwitchboardError('config.invalid')` for an unknown time zone.
  *
  * @example
  * const text = describeApprovalRequest(record, { sentences: { book_flight: bookFlightSentence }, clock });
@@ -101,5 +125,6 @@ export function describeApprovalRequest(record: ApprovalRecord, options: Describ
     expired: expiry.expired,
     shortCode: record.shortCode,
     replyInstruction: replyInstruction(record.shortCode),
+    ...(options.mayDecide === false ? { waitingFor: waitingForText(record) } : {}),
   };
 }

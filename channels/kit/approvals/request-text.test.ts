@@ -3,7 +3,7 @@ import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import type { ApprovalRecord } from '../../../src/runtime/approvals/approval-types.ts';
 import { sampleApproval } from '../../../test/support/approval-fixtures.ts';
 import { bookFlightSentence } from './book-flight-sentence.ts';
-import { describeApprovalRequest } from './describe-request.ts';
+import { describeApprovalRequest, waitingForText } from './describe-request.ts';
 import { parseApprovalReply } from './parse-reply.ts';
 import { approvalRequestText } from './request-text.ts';
 
@@ -101,6 +101,22 @@ describe('describeApprovalRequest', () => {
   });
 });
 
+describe('waitingForText', () => {
+  it('names each approver once: their person, else their channel and address', () => {
+    const grace = { channel: 'email', address: 'grace@example.com', personId: 'grace' };
+    expect(waitingForText({ approvers: [grace, { channel: 'sms', address: '+447700900123', personId: 'grace' }] })).toBe("Waiting for grace's approval.");
+    expect(waitingForText({ approvers: [grace, { channel: 'sms', address: '+447700900124' }, { channel: 'email', address: 'boss@example.com', personId: 'boss' }] })).toBe(
+      'Waiting for approval from grace, sms +447700900124 or boss.',
+    );
+    expect(waitingForText({ approvers: [] })).toBe('Waiting for an approver.');
+  });
+
+  it('is in the description only when the recipient may not decide', () => {
+    expect(describeApprovalRequest(booking, { clock })).not.toHaveProperty('waitingFor');
+    expect(describeApprovalRequest(booking, { clock, mayDecide: false }).waitingFor).toBe("Waiting for boss's approval.");
+  });
+});
+
 describe('approvalRequestText', () => {
   it('gives the exact short text of a booking, within one long SMS', () => {
     const text = approvalRequestText(booking, { clock, sentences });
@@ -146,6 +162,19 @@ describe('approvalRequestText', () => {
         'Reply APPROVE K7QX3M or DENY K7QX3M as the first line of your answer.',
       ].join('\n'),
     );
+  });
+
+  it('tells a recipient who may not decide whose approval is awaited, without any instruction', () => {
+    const short = approvalRequestText(booking, { clock, sentences, mayDecide: false });
+    expect(short).toBe(
+      'Approval K7QX3M: concierge wants to book flight MW 304 on Mon 18 Feb 2030 for Ada Lovelace and Grace Hopper, EUR 412.50.\n' +
+        'Expires in 4 hours, at 15:30 UTC.\n' +
+        "Waiting for boss's approval.",
+    );
+    const long = approvalRequestText(booking, { clock, sentences, form: 'long', mayDecide: false });
+    expect(long.endsWith("This request expires in 4 hours, at 15:30 UTC.\n\nWaiting for boss's approval.")).toBe(true);
+    for (const text of [short, long]) expect(text).not.toMatch(/APPROVE|DENY|[Rr]eply/);
+    expect(approvalRequestText(booking, { clock, sentences, mayDecide: true })).toContain('Reply APPROVE K7QX3M or DENY K7QX3M');
   });
 
   it('has no JSON or Markdown, and no line of it decides when quoted back', () => {

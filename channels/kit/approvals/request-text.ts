@@ -41,7 +41,7 @@ function firstLines(lines: readonly ArgumentLine[], keep: number): ArgumentLine[
 }
 
 function shortText(description: ApprovalDescription, maxChars: number): string {
-  const tail = `\n${capitalise(description.expiry)}.\n${description.replyInstruction}`;
+  const tail = `\n${capitalise(description.expiry)}.\n${description.waitingFor ?? description.replyInstruction}`;
   const head = `Approval ${description.shortCode}: ${description.summary}`;
   const budget = maxChars - tail.length;
   const fit = (text: string): string => `${truncate(text, budget)}${tail}`;
@@ -66,7 +66,7 @@ function longText(description: ApprovalDescription): string {
       `Code: ${description.shortCode}`,
       `This request ${description.expiry}.`,
     ].join('\n'),
-    `${description.replyInstruction} as the first line of your answer.`,
+    description.waitingFor ?? `${description.replyInstruction} as the first line of your answer.`,
   ];
   return blocks.filter((block) => block !== '').join('\n\n');
 }
@@ -81,7 +81,8 @@ function longText(description: ApprovalDescription): string {
  * Reply APPROVE K7QX3M or DENY K7QX3M
  * ```
  * Long form: title, sentence, every argument line, requester, code, expiry and instruction, in
- * blocks separated by blank lines. Throws `SwitchboardError('config.invalid')` for a `maxChars`
+ * blocks separated by blank lines. With `mayDecide: false` (a requester who may not decide) both
+ * forms end in `Waiting for grace's approval.` instead of the instruction. Throws `SwitchboardError('config.invalid')` for a `maxChars`
  * that is not a positive integer or an unknown time zone.
  */
 export function approvalRequestText(record: ApprovalRecord, options: RequestTextOptions = {}): string {

@@ -25,7 +25,18 @@ export type RenderInput =
       readonly parts: readonly Part[];
       readonly envelope?: Readonly<Record<string, unknown>>;
     }
-  | { readonly type: 'approval-request'; readonly record: ApprovalRecord; readonly partId: string; readonly part: Part }
+  | {
+      readonly type: 'approval-request';
+      readonly record: ApprovalRecord;
+      readonly partId: string;
+      readonly part: Part;
+      /**
+       * Whether the recipient may decide: `false` for the turn's own conversation when its requester
+       * may not (`allowRequester` off and not an approver), so it is told whose approval is awaited
+       * instead of how to decide. Default `true` (an approver's destination).
+       */
+      readonly mayDecide?: boolean;
+    }
   | { readonly type: 'approval-update'; readonly record: ApprovalRecord }
   | {
       readonly type: 'notice';

@@ -7,6 +7,9 @@ import { createTurnStateRegistry } from '../../protocol/turn-states/turn-state-r
 import { SwitchboardError } from '../../protocol/errors.ts';
 import type { EventLog, EventLogEntry } from '../session/event-log.ts';
 import type { EmittedPart, TurnRecord } from '../session/turn-record.ts';
+import type { ApprovalRecord } from '../approvals/approval-types.ts';
+import { sampleApproval } from '../../../test/support/approval-fixtures.ts';
+import type { RenderInput } from './render-input.ts';
 import { createSettlement } from './settle-turn.ts';
 import { createTurnDelivery, type Delivery, type PeerConsumes } from './turn-delivery.ts';
 
@@ -164,5 +167,30 @@ describe('turn delivery to a peer', () => {
     await output.settle(turn('a2a', [answer]), 'complete');
     expect(calls).toBe(0);
     expect(logged.some((entry) => entry.type === 'llm_context')).toBe(false);
+  });
+});
+
+describe('turn delivery of an approval request', () => {
+  const requester = { channel: 'email', address: 'a@example.com' };
+  const request = emit('turn_1.0.0.0', { data: { approvalId: 'appr_1' }, metadata: { partType: 'approval-request' } }, 'suspended');
+
+  async function deliveredTo(overrides: Partial<ApprovalRecord>): Promise<RenderInput | undefined> {
+    const sent: Delivery[] = [];
+    const record = sampleApproval({ approvalId: 'appr_1', status: 'pending', requester, replyTo: requester, ...overrides });
+    const output = createTurnDelivery({
+      partTypes,
+      log,
+      channels: new Map([['email', { deliveryClass: 'buffered', deliver: (delivery: Delivery) => { sent.push(delivery); return Promise.resolve(); } }]]),
+      settle: () => Promise.resolve({ parts: [] }),
+      approvals: { get: (approvalId: string) => Promise.resolve(approvalId === record.approvalId ? record : undefined) },
+    });
+    await output.part(turn('email', [request]), request);
+    return sent[0]?.payload;
+  }
+
+  it('tells the turn\'s own conversation whether its requester may decide', async () => {
+    expect(await deliveredTo({ allowRequester: false })).toMatchObject({ type: 'approval-request', mayDecide: false });
+    expect(await deliveredTo({ allowRequester: true })).toMatchObject({ type: 'approval-request', mayDecide: true });
+    expect(await deliveredTo({ allowRequester: false, approvers: [{ ...requester, personId: 'ada' }] })).toMatchObject({ type: 'approval-request', mayDecide: true });
   });
 });

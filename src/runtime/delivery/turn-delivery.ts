@@ -4,6 +4,7 @@ import type { ErrorCode } from '../../protocol/errors.ts';
 import type { Part, DeliveryClass } from '../../protocol/parts/part.ts';
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
 import type { TurnOutput } from '../actor/turn-output.ts';
+import { mayDecide } from '../approvals/approval-authority.ts';
 import type { ApprovalStore } from '../approvals/approval-types.ts';
 import type { Destination } from '../injection.ts';
 import type { RenderInput } from './render-input.ts';
@@ -138,7 +139,8 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
   const partInput = async (turn: TurnRecord, emitted: EmittedPart): Promise<RenderInput> => {
     const approvalId = emitted.part.metadata.partType === 'approval-request' ? emitted.part.data?.['approvalId'] : undefined;
     const record = typeof approvalId === 'string' ? await options.approvals?.get(approvalId) : undefined;
-    if (record !== undefined) return { type: 'approval-request', record, partId: emitted.partId, part: emitted.part };
+    // The turn's own conversation is the requester's: they are told how to decide only when they may.
+    if (record !== undefined) return { type: 'approval-request', record, partId: emitted.partId, part: emitted.part, mayDecide: mayDecide(record, record.requester) };
     return { type: 'part', turnId: turn.turnId, partId: emitted.partId, turnState: emitted.turnState, actor: emitted.actor, part: emitted.part };
   };
 
