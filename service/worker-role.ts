@@ -11,6 +11,7 @@ import { createSurfaceTemplateRegistry } from '../src/protocol/envelope/surface-
 import { buildRespondTool } from '../src/protocol/respond/respond-schema.ts';
 import { approvalsReady, type ApprovalGate } from '../src/runtime/actor/approval-gate.ts';
 import { approverPlan } from '../src/runtime/actor/approval-policy-config.ts';
+import { logModelFailures } from '../src/runtime/model/model-failure-log.ts';
 import { runSessionTurns } from '../src/runtime/actor/turn-runner.ts';
 import type { TurnRunnerDeps } from '../src/runtime/actor/turn-runner-deps.ts';
 import type { MidTurnMode } from '../src/runtime/actor/actor-config.ts';
@@ -58,7 +59,7 @@ function approvalGate(core: ServiceCore): ApprovalGate {
 function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGate): TurnRunnerDeps {
   const { app, options, partTypes, turnStates, turnQueue, channels } = core;
   return {
-    model: core.metrics.wrapModel(core.model),
+    model: core.metrics.wrapModel(logModelFailures(core.model, { endpoint: core.env.anthropic.baseUrl, warn: (fields, message) => { core.logger.warn(fields, message); } })),
     actors: core.actors,
     entryActor: app.entryActor,
     scheduleWake: (sessionId, key, at) => turnQueue.schedule(sessionId, key, { delayMs: at.getTime() - Date.now() }),
