@@ -10,13 +10,15 @@ import {
   validateRespondCall,
 } from '../src/protocol/index.ts';
 
+/** The protocol tour lives in docs/app.md; the README is the map that links to it. */
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const tour = readFileSync(new URL('../docs/app.md', import.meta.url), 'utf8');
 
 /** The first fenced block after a `<!-- tour:name -->` marker. */
 function block(name: string): string {
-  const start = readme.indexOf(`<!-- tour:${name} -->`);
-  if (start === -1) throw new Error(`README has no tour:${name} marker`);
-  const after = readme.slice(start);
+  const start = tour.indexOf(`<!-- tour:${name} -->`);
+  if (start === -1) throw new Error(`docs/app.md has no tour:${name} marker`);
+  const after = tour.slice(start);
   const match = /```json\n([\s\S]*?)```/.exec(after);
   if (match?.[1] === undefined) throw new Error(`no json block after tour:${name}`);
   return match[1];
@@ -24,9 +26,14 @@ function block(name: string): string {
 
 const partTypes = createPartTypeRegistry();
 const turnStates = createTurnStateRegistry();
-const call = JSON.parse(/```json\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## The protocol in one tour')))?.[1] ?? '{}') as unknown;
+const call = JSON.parse(/```json\n([\s\S]*?)```/.exec(tour.slice(tour.indexOf('## The protocol in one tour')))?.[1] ?? '{}') as unknown;
 
-describe('the README tour is what the code does', () => {
+describe('the protocol tour (docs/app.md) is what the code does', () => {
+  it('is where the README says it is', () => {
+    expect(tour).toContain('## The protocol in one tour');
+    expect(readme).toContain('(docs/app.md#the-protocol-in-one-tour)');
+  });
+
   it('shows the validation error the code produces for the bad call', () => {
     const result = validateRespondCall(
       { parts: [{ text: 'Two flights.', metadata: { partType: 'answer' } }], turnState: 'done', passTo: 'drafter' },
@@ -57,7 +64,7 @@ describe('the README tour is what the code does', () => {
     expect(sse.parts.map((part) => part.metadata.partType)).toEqual(['ack', 'response', 'domain-data']);
     expect(email.parts.map((part) => part.metadata.partType)).toEqual(['response', 'domain-data']);
     expect(email.dropped.map((dropped) => [dropped.part.metadata.partType, dropped.reason])).toEqual([['ack', 'delivery-rule']]);
-    const table = readme.slice(readme.indexOf('<!-- tour:transports -->'));
+    const table = tour.slice(tour.indexOf('<!-- tour:transports -->'));
     expect(table).toContain('| `sse` (the web chat) | streaming | `ack`, `response`, `domain-data` | nothing |');
     expect(table).toContain('| `email` | buffered | `response`, `domain-data` | `ack`');
   });

@@ -82,7 +82,7 @@ export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
         ({ duplicate } = await options.enqueue(injection));
       } catch (thrown) {
         // Redis went away before the message was stored, or between storing it and asking for its
-        // turn: the same id again is safe either way (answered once; see README "When Redis goes away").
+        // turn: the same id again is safe either way (answered once; see docs/resilience.md, "When Redis goes away").
         const error = asRequestError(thrown);
         res.setHeader('retry-after', String(REDIS_RETRY_AFTER_SECONDS));
         sendJson(res, 503, {

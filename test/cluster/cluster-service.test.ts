@@ -124,6 +124,6 @@ describeOnCluster('the service on a Redis Cluster', (cluster) => {
   it('doctor asks every master for its version and eviction policy', async () => {
     let printed = '';
     await runDoctor(env, { write: (text: string) => { printed += text; } }, []);
-    expect(printed).toMatch(/redis\s+OK\s+REDIS_URL a Redis Cluster of 3 masters, Redis \d+\.\d+\.\d+, noeviction/);
+    expect(printed).toMatch(/redis\s+OK\s+REDIS_URL \(127\.0\.0\.1:\d+(, 127\.0\.0\.1:\d+)*\) is a Redis Cluster of 3 masters, Redis \d+\.\d+\.\d+, noeviction/);
   });
 });
