@@ -90,36 +90,43 @@ async function invite(env: SwitchboardEnv, args: readonly string[]): Promise<num
 
 async function start(env: SwitchboardEnv, role: ServiceRole): Promise<number> {
   const logger = pino({ level: env.logLevel, base: { role } });
-  let embedded: EmbeddedRedis | undefined;
-  let redisUrl: string;
-  if (env.redis.mode === 'external') {
-    redisUrl = env.redis.url;
-  } else {
-    if (role !== 'all') {
-      throw new SwitchboardError('config.invalid', `REDIS_URL is required for --role ${role}: separate web and worker processes must share one Redis.`);
-    }
-    embedded = await startEmbeddedRedis({ dataDir: env.redis.dataDir, logger });
-    redisUrl = embedded.url;
-    logger.info({ dataDir: env.redis.dataDir, port: embedded.port }, 'started a private redis-server');
-  }
-  let service: Awaited<ReturnType<typeof startService>>;
-  try {
-    service = await startService({ env, role, redisUrl, logger });
-  } catch (error) {
-    // The service closed what it had opened; the private Redis is this command's to stop.
-    await embedded?.stop();
-    throw error;
-  }
-  if (service.url !== undefined) process.stdout.write(`switchboard is running: open ${env.publicUrl === `http://localhost:${env.port}` ? service.url : env.publicUrl}\n`);
-  await new Promise<void>((resolveStop) => {
+  // Taken over from the first moment: a SIGTERM or SIGINT during start-up lets the step under way
+  // finish, then closes what was opened (the private Redis too), so no process is left behind.
+  let signalled: string | undefined;
+  const stopped = new Promise<void>((resolveStop) => {
     const stop = (signal: string): void => {
+      signalled ??= signal;
       logger.info({ signal }, 'stopping');
       resolveStop();
     };
     process.once('SIGTERM', () => { stop('SIGTERM'); });
     process.once('SIGINT', () => { stop('SIGINT'); });
   });
-  await service.close();
+  if (env.redis.mode === 'embedded' && role !== 'all') {
+    throw new SwitchboardError('config.invalid', `REDIS_URL is required for --role ${role}: separate web and worker processes must share one Redis.`);
+  }
+  let embedded: EmbeddedRedis | undefined;
+  let redisUrl: string;
+  if (env.redis.mode === 'external') {
+    redisUrl = env.redis.url;
+  } else {
+    embedded = await startEmbeddedRedis({ dataDir: env.redis.dataDir, logger });
+    redisUrl = embedded.url;
+    logger.info({ dataDir: env.redis.dataDir, port: embedded.port }, 'started a private redis-server');
+  }
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  try {
+    if (signalled === undefined) service = await startService({ env, role, redisUrl, logger });
+  } catch (error) {
+    // The service closed what it had opened; the private Redis is this command's to stop.
+    await embedded?.stop();
+    throw error;
+  }
+  if (service?.url !== undefined && signalled === undefined) {
+    process.stdout.write(`switchboard is running: open ${env.publicUrl === `http://localhost:${env.port}` ? service.url : env.publicUrl}\n`);
+  }
+  await stopped;
+  await service?.close();
   await embedded?.stop();
   return 0;
 }
