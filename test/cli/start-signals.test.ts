@@ -3,7 +3,8 @@
  * still starting (its private Redis is up, the service is not yet), and once it runs. The command
  * runs as a real process (a small script calling the CLI's `main` with a private data folder).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ function alive(pid: number): boolean {
   }
 }
 
-async function startCommand(): Promise<{ child: ChildProcess; dataDir: string; output: () => string; exited: Promise<number | null> }> {
+async function startCommand(): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; dataDir: string; output: () => string; exited: Promise<number | null> }> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-start-'));
   const dataDir = join(dir, 'redis');
   const script = join(dir, 'start.mjs');
@@ -31,8 +32,8 @@ async function startCommand(): Promise<{ child: ChildProcess; dataDir: string; o
   const port = await findFreePort();
   const child = spawn(process.execPath, [script], { env: { PATH: process.env['PATH'] ?? '', PORT: String(port), LOG_LEVEL: 'silent', ANTHROPIC_API_KEY: 'test-key' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { resolve(code); }));
   return { child, dataDir, output: () => output, exited };
 }
