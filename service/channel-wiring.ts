@@ -4,6 +4,7 @@
  * (under a singleton lease when it has one). `create-service.ts` calls this once; it does not
  * change when a channel is added.
  */
+import { SwitchboardError } from '../src/protocol/errors.ts';
 import type { ChannelAdaptor, ChannelContext, ChannelListener, ChannelModule, RunningListener } from '../channels/channel.ts';
 import type { ChannelSender, OutboundDelivery } from '../queues/outbound-types.ts';
 import type { ChannelDelivery, Delivery } from '../src/runtime/delivery/turn-delivery.ts';
@@ -54,7 +55,14 @@ export async function wireChannels(options: ChannelWiringOptions): Promise<Wired
   const { context } = options;
   const adaptors = new Map<string, ChannelAdaptor>();
   for (const module of options.modules) {
-    if (module.enabled(context.env)) adaptors.set(module.id, await module.create(context));
+    if (!module.enabled(context.env)) continue;
+    try {
+      adaptors.set(module.id, await module.create(context));
+    } catch (error) {
+      // The channels made so far are closed: a channel that cannot start leaves nothing open.
+      for (const made of adaptors.values()) await made.close().catch(() => undefined);
+      throw new SwitchboardError('channel.unavailable', `The ${module.id} channel could not start: ${error instanceof Error ? error.message : String(error)} (check ${module.envVariables.join(', ')}).`, { cause: error, details: { channel: module.id } });
+    }
   }
   const queued = Object.fromEntries([...adaptors.values()].filter((adaptor) => adaptor.outbound === 'queue').map((adaptor) => [adaptor.id, adaptor.sender]));
   const outbound = Object.keys(queued).length === 0 ? undefined : options.createOutbound(queued);

@@ -1,0 +1,38 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { ChannelAdaptor, ChannelContext, ChannelModule } from '../channels/channel.ts';
+import { loadEnv } from '../src/config/env.ts';
+import { wireChannels } from './channel-wiring.ts';
+
+function module(id: string, create: () => Promise<ChannelAdaptor>): ChannelModule {
+  return { id, envVariables: [`${id.toUpperCase()}_TOKEN`], enabled: () => true, create, doctor: () => Promise.resolve([]) };
+}
+
+function adaptor(id: string, closed: string[]): ChannelAdaptor {
+  return {
+    id,
+    transport: 'buffered',
+    outbound: 'direct',
+    routes: [],
+    normalise: () => undefined,
+    render: () => [],
+    sender: { send: () => Promise.resolve({}) },
+    approvals: { textReplies: false, destinationFor: () => undefined },
+    close: () => { closed.push(id); return Promise.resolve(); },
+  };
+}
+
+describe('wiring channels', () => {
+  it('a channel that cannot start closes the ones made before it and says which, and what to check', async () => {
+    const closed: string[] = [];
+    const context = { env: loadEnv({ LOG_LEVEL: 'silent' }, { appDir: process.cwd() }), logger: pino({ level: 'silent' }) } as unknown as ChannelContext;
+    const wiring = wireChannels({
+      modules: [module('first', () => Promise.resolve(adaptor('first', closed))), module('broken', () => Promise.reject(new Error('bad token')))],
+      context,
+      createOutbound: () => { throw new Error('not reached'); },
+      runSingleton: () => ({ stop: () => Promise.resolve() }),
+    });
+    await expect(wiring).rejects.toThrow('The broken channel could not start: bad token (check BROKEN_TOKEN).');
+    expect(closed).toEqual(['first']);
+  });
+});
