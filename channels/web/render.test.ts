@@ -24,6 +24,15 @@ describe('renderWebEvents', () => {
     expect(event !== undefined && 'html' in event).toBe(false);
   });
 
+  it('shows a requester who may not decide whom the request waits for (the card then has no buttons)', () => {
+    const record = sampleApproval({ approvalId: 'a3', status: 'pending', approvers: [{ channel: 'email', address: 'grace@example.com', personId: 'grace' }] });
+    const part = { data: { approvalId: 'a3' }, metadata: { partType: 'approval-request' } };
+    const [waiting] = renderWebEvents({ type: 'approval-request', record, partId: 'p1', part, mayDecide: false });
+    expect(waiting?.type === 'part' ? waiting.part.data : undefined).toEqual({ approvalId: 'a3', mayDecide: false, waitingFor: "Waiting for grace's approval." });
+    const [deciding] = renderWebEvents({ type: 'approval-request', record, partId: 'p1', part });
+    expect(deciding?.type === 'part' ? deciding.part.data : undefined).toEqual({ approvalId: 'a3' });
+  });
+
   it('turns a decided approval into its card update, and a pending one into nothing', () => {
     const decided = sampleApproval({ approvalId: 'a1', status: 'granted', decidedBy: { channel: 'email', address: 'grace@example.com', personId: 'grace' }, decidedAt: '2030-01-01T10:05:00.000Z' });
     expect(renderWebEvents({ type: 'approval-update', record: decided })).toEqual([{ type: 'approval', approvalId: 'a1', status: 'granted', decidedBy: 'grace', decidedAt: '2030-01-01T10:05:00.000Z' }]);

@@ -8,6 +8,7 @@ import type { WebChatEvent } from './stream/chat-event.ts';
 import type { Part } from '../../src/protocol/parts/part.ts';
 import { renderSafeHtml } from '../kit/render/render-html.ts';
 import { decidedByLabel } from '../../src/runtime/approvals/approval-authority.ts';
+import { waitingForText } from '../kit/approvals/describe-request.ts';
 
 /** Part types whose text the page shows as formatted text. */
 const FORMATTED = new Set(['response', 'clarify', 'error']);
@@ -23,8 +24,11 @@ export function renderWebEvents(input: RenderInput): readonly WebChatEvent[] {
       return [{ type: 'part', turnId: input.turnId, partId: input.partId, turnState: input.turnState, ...(input.actor === undefined ? {} : { actor: input.actor }), part: input.part, ...safeHtml(input.part) }];
     case 'turn':
       return [{ type: 'turn', turnId: input.turnId, turnState: input.turnState, ...(input.actor === undefined ? {} : { actor: input.actor }) }];
-    case 'approval-request':
-      return [{ type: 'part', turnId: input.record.turnId, partId: input.partId, turnState: 'suspended', actor: input.record.actor, part: input.part }];
+    case 'approval-request': {
+      // A requester who may not decide sees whom the request waits for, and no buttons.
+      const part = input.mayDecide === false ? { ...input.part, data: { ...input.part.data, mayDecide: false, waitingFor: waitingForText(input.record) } } : input.part;
+      return [{ type: 'part', turnId: input.record.turnId, partId: input.partId, turnState: 'suspended', actor: input.record.actor, part }];
+    }
     case 'approval-update': {
       const { record } = input;
       if (record.status === 'pending') return [];

@@ -51,7 +51,7 @@ interface Harness {
   /** Opens the conversation in a new browser, or in `context` (same cookies: the same browser). */
   openPage(conversationId: string, context?: BrowserContext): Promise<Page>;
   /** Appends the `approval-request` part for `approvalId` to the conversation. */
-  ask(conversationId: string, approvalId: string, approvers: readonly string[]): Promise<void>;
+  ask(conversationId: string, approvalId: string, approvers: readonly string[], extra?: Record<string, unknown>): Promise<void>;
 }
 
 function refused(refusal: 'unknown_approval' | 'not_an_approver' | 'already_decided' | 'expired', message: string): DecisionOutcome {
@@ -126,7 +126,7 @@ async function startHarness(): Promise<Harness> {
       await page.locator('#connection[data-state="connected"]').waitFor();
       return page;
     },
-    async ask(conversationId, approvalId, approvers) {
+    async ask(conversationId, approvalId, approvers, extra = {}) {
       approvals.set(approvalId, { status: 'pending', approvers, conversationId });
       const request: ApprovalRequest = {
         approvalId,
@@ -145,7 +145,7 @@ async function startHarness(): Promise<Harness> {
           turnId: `turn-${approvalId}`,
           partId: 'approval',
           turnState: 'suspended',
-          part: { text: 'Booking needs your approval.', data: { ...request }, metadata: { partType: 'approval-request' } },
+          part: { text: 'Booking needs your approval.', data: { ...request, ...extra }, metadata: { partType: 'approval-request' } },
         },
         `ask:${approvalId}`,
       );
@@ -200,6 +200,17 @@ describe('the approval card', { timeout: 120_000 }, () => {
     expect(await otherCard.locator('.approval-result').textContent()).toMatch(new RegExp(`^Approved by web:${me} at `));
     expect(await otherButtons.count()).toBe(0);
     await first.screenshot({ path: SCREENSHOT });
+    expect(harness.pageErrors).toEqual([]);
+  });
+
+  it('shows a requester who may not decide whom the request waits for, with no buttons', async () => {
+    const harness = await startHarness();
+    const conversation = 'approval-waiting';
+    const page = await harness.openPage(conversation);
+    await harness.ask(conversation, 'appr-wait', ['email:grace@example.com'], { mayDecide: false, waitingFor: "Waiting for grace's approval." });
+    const card = page.locator('.part-approval[data-approval-id="appr-wait"]');
+    await card.locator('.approval-waiting').filter({ hasText: "Waiting for grace's approval." }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await card.getByRole('button').count()).toBe(0);
     expect(harness.pageErrors).toEqual([]);
   });
 

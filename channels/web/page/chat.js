@@ -484,6 +484,15 @@ function approvalCard(part, text) {
     return element;
   }
   element.dataset.approvalId = approvalId;
+  if (data.mayDecide === false) {
+    // The person who asked may not approve this themselves: the card says whom it waits for.
+    actions.append(make('p', 'approval-note approval-waiting', typeof data.waitingFor === 'string' ? data.waitingFor : 'Waiting for an approver.'));
+    const card = { approvalId, element, actions, result, problem, buttons: [] };
+    if (!approvalCards.has(approvalId)) approvalCards.set(approvalId, card);
+    const early = approvalOutcomes.get(approvalId);
+    if (early) settleApproval(approvalId, early.status, early.decidedBy, early.decidedAt);
+    return element;
+  }
   const argsHash = typeof data.argsHash === 'string' ? data.argsHash : undefined;
   const card = { approvalId, argsHash, element, actions, result, problem, buttons: [] };
   for (const [label, decision] of [
