@@ -8,6 +8,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pingRedis } from './ping-redis.ts';
+import { isAlive } from './pid-file.ts';
 
 /** Where a running private server is reached. */
 export interface EmbeddedRedisAddress {
@@ -75,14 +76,4 @@ function parseAddress(text: string): EmbeddedRedisAddress | undefined {
   const [portNumber, pidNumber] = [port as number, pid as number];
   if (portNumber <= 0 || portNumber > 65_535 || pidNumber <= 0) return undefined;
   return { url: `redis://${host}:${portNumber}`, host, port: portNumber, pid: pidNumber };
-}
-
-/** Whether a process with this pid exists (signal 0 probes without sending anything). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -32,7 +32,7 @@ export async function assertDataDirFree(dataDir: string): Promise<void> {
 }
 
 /** Whether a process with this pid exists (signal 0 probes without sending anything). */
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
