@@ -13,7 +13,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ToolHandlerContext } from '../src/protocol/tools/tool-definition.ts';
+import type { ToolHandlerContext } from 'switchboard';
 import type { Currency, Flight } from './_flights.ts';
 
 /** A confirmed booking, as book_flight returns it. */

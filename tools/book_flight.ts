@@ -5,7 +5,7 @@
  * (`_bookings.ts`), under the person who asked (or the session), for upcoming_trips.
  */
 import { createHash } from 'node:crypto';
-import type { GeneralistToolDefinition, ToolHandlerContext } from '../src/protocol/tools/tool-definition.ts';
+import type { GeneralistToolDefinition, ToolHandlerContext } from 'switchboard';
 import { bookingOwner, exampleLedger, type Booking, type BookingLedger } from './_bookings.ts';
 import { findFlight, flightKey, money, type Currency } from './_flights.ts';
 

@@ -2,7 +2,7 @@
  * format_itinerary: a terminal tool. Lays confirmed bookings out as a fixed plain-text itinerary,
  * delivered to the person word for word; the turn ends with it.
  */
-import type { GeneralistToolDefinition } from '../src/protocol/tools/tool-definition.ts';
+import type { GeneralistToolDefinition } from 'switchboard';
 import { AIRPORTS } from './_flights.ts';
 
 /** One flight of the itinerary, as book_flight confirmed it. */

@@ -1,7 +1,7 @@
 /**
  * search_flights: finds flights of the sample dataset for a route and date, cheapest first.
  */
-import type { GeneralistToolDefinition } from '../src/protocol/tools/tool-definition.ts';
+import type { GeneralistToolDefinition } from 'switchboard';
 import { AIRPORTS, allFlights, departureDate, localTime, money, type Flight } from './_flights.ts';
 
 /** Arguments of search_flights, after schema validation. */

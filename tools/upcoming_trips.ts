@@ -3,9 +3,7 @@
  * yet, soonest first, read from the booking ledger (`_bookings.ts`), with a ready-made `summary`
  * short enough for two SMS segments. Read-only.
  */
-import { isGsm7, smsSegmentCount } from '../channels/kit/render/sms-segments.ts';
-import { normaliseGsm } from '../channels/kit/render/gsm.ts';
-import type { GeneralistToolDefinition } from '../src/protocol/tools/tool-definition.ts';
+import { isGsm7, normaliseGsm, smsSegmentCount, type GeneralistToolDefinition } from 'switchboard';
 import { bookingOwner, exampleLedger, type Booking, type BookingLedger } from './_bookings.ts';
 import { formatLocalTime } from './format_itinerary.ts';
 
