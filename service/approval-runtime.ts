@@ -25,6 +25,11 @@ export interface ApprovalRuntime {
   decide(attempt: DecisionAttempt): Promise<DecisionOutcome>;
   /** Schedules the expiry of a new approval. */
   scheduleExpiry(approvalId: string, at: Date): Promise<void>;
+  /**
+   * Withdraws a pending approval now (its turn stopped): it ends as expired, and every place the
+   * request was shown is updated, as at its expiry.
+   */
+  withdraw(approvalId: string): Promise<void>;
   /** Gives the runtime the channels that show approvals (they are created with `decide`). */
   attach(channels: WiredChannels): void;
   /** Runs the expiry worker in this process. */
@@ -59,13 +64,16 @@ export function createApprovalRuntime(options: ApprovalRuntimeOptions): Approval
     await options.turnQueue.schedule(record.sessionId, `resume-${record.approvalId}`);
   };
 
+  /** Ends a pending approval as expired, and everything that follows a decision. */
+  const expireNow = async (approvalId: string): Promise<void> => {
+    const outcome = await store.expire(approvalId);
+    if (outcome.ok) await afterDecision(outcome.record);
+  };
+
   const expiry = createApprovalExpiry({
     connection: options.connection,
     prefix: options.prefix,
-    onExpire: async (approvalId) => {
-      const outcome = await store.expire(approvalId);
-      if (outcome.ok) await afterDecision(outcome.record);
-    },
+    onExpire: expireNow,
     onError: (error) => { logger.error({ err: error }, 'approval expiry'); },
   });
 
@@ -78,6 +86,7 @@ export function createApprovalRuntime(options: ApprovalRuntimeOptions): Approval
       return outcome;
     },
     scheduleExpiry: (approvalId, at) => expiry.schedule(approvalId, at),
+    withdraw: expireNow,
     attach(wired) {
       channels = wired;
     },

@@ -49,6 +49,7 @@ function approvalGate(core: ServiceCore): ApprovalGate {
       return options.approvalTtlMs === undefined ? plan : { ...plan, ttlMs: options.approvalTtlMs };
     },
     scheduleExpiry: (approvalId, at) => core.approvalRuntime.scheduleExpiry(approvalId, at),
+    withdraw: (approvalId) => core.approvalRuntime.withdraw(approvalId),
     announce: async (approvalId, emitted) => {
       const record = await approvals.get(approvalId);
       if (record !== undefined) await announceApproval(channels, record, emitted);

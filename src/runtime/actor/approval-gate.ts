@@ -21,6 +21,11 @@ export interface ApprovalGate {
    * Called after the turn is saved as suspended, once per request part.
    */
   readonly announce?: (approvalId: string, part: EmittedPart) => Promise<void>;
+  /**
+   * Withdraws a pending approval whose turn stopped (it ends as expired, and approvers' copies of
+   * the request are updated). Default: the store's `expire` alone.
+   */
+  readonly withdraw?: (approvalId: string) => Promise<void>;
 }
 
 /** The identity of the person whose message started the turn. */
