@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolHandlerContext } from '../src/protocol/tools/tool-handler-context.ts';
-import { createToolRegistry } from '../src/protocol/tools/tool-registry.ts';
+import { testTool, toolContext } from 'switchboard/testing';
 import formatItineraryTool, { formatItinerary, type ItineraryBooking } from './format_itinerary.ts';
 
 const OUTBOUND: ItineraryBooking = {
@@ -62,14 +61,12 @@ describe('format_itinerary', () => {
   });
 
   it('is a terminal tool whose handler returns the same text', async () => {
-    const registry = createToolRegistry();
-    const tool = registry.register(formatItineraryTool);
-    expect(tool.terminal).toBe(true);
-    const ctx = createToolHandlerContext({ actorName: 'concierge', sessionId: 's', turnId: 't' });
-    const output = await tool.handler({ bookings: [OUTBOUND] }, ctx);
+    const tested = testTool(formatItineraryTool);
+    expect(tested.tool.terminal).toBe(true);
+    const output = await tested.call({ bookings: [OUTBOUND] }, { actorName: 'concierge' });
     expect(output).toBe(formatItinerary({ bookings: [OUTBOUND] }));
-    expect(registry.validateOutput('format_itinerary', output).ok).toBe(true);
-    expect(registry.validateArguments('format_itinerary', { bookings: [] }).ok).toBe(false);
-    expect(registry.validateArguments('format_itinerary', { bookings: [{ ...OUTBOUND, departure: 'tomorrow' }] }).ok).toBe(false);
+    expect(await formatItineraryTool.handler({ bookings: [OUTBOUND] }, toolContext())).toBe(output);
+    expect(tested.argumentError({ bookings: [] })).toBeDefined();
+    expect(tested.argumentError({ bookings: [{ ...OUTBOUND, departure: 'tomorrow' }] })).toBeDefined();
   });
 });

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createToolHandlerContext } from '../src/protocol/tools/tool-handler-context.ts';
-import { createToolRegistry } from '../src/protocol/tools/tool-registry.ts';
+import { testTool, toolContext } from 'switchboard/testing';
 import searchFlights, { type SearchFlightsArgs, type SearchFlightsResult } from './search_flights.ts';
 
-const ctx = createToolHandlerContext({ actorName: 'concierge', sessionId: 'session-search', turnId: 'turn-1' });
+const ctx = toolContext({ actorName: 'concierge', sessionId: 'session-search', turnId: 'turn-1' });
 
 async function search(args: SearchFlightsArgs): Promise<SearchFlightsResult> {
   return searchFlights.handler(args, ctx);
@@ -75,11 +74,10 @@ describe('search_flights', () => {
   });
 
   it('registers, and its schemas accept its output and reject bad arguments', async () => {
-    const registry = createToolRegistry();
-    registry.register(searchFlights);
+    const tool = testTool(searchFlights);
     const output = await search({ origin: 'AMS', destination: 'LIS', date: '2026-12-22', passengers: 2 });
-    expect(registry.validateOutput('search_flights', output).ok).toBe(true);
-    expect(registry.validateArguments('search_flights', { origin: 'AMS', destination: 'LIS', date: '2026-12-22' }).ok).toBe(true);
+    expect(tool.outputError(output)).toBeUndefined();
+    expect(tool.argumentError({ origin: 'AMS', destination: 'LIS', date: '2026-12-22' })).toBeUndefined();
     for (const bad of [
       { origin: 'ams', destination: 'LIS', date: '2026-12-22' },
       { origin: 'AMS', destination: 'LIS', date: '22/12/2026' },
@@ -87,7 +85,7 @@ describe('search_flights', () => {
       { origin: 'AMS', destination: 'LIS', date: '2026-12-22', maxStops: -1 },
       { origin: 'AMS', date: '2026-12-22' },
     ]) {
-      expect(registry.validateArguments('search_flights', bad).ok).toBe(false);
+      expect(tool.argumentError(bad)).toBeDefined();
     }
   });
 });

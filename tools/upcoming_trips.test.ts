@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { smsSegments } from '../channels/kit/render/sms-segments.ts';
-import { createToolHandlerContext } from '../src/protocol/tools/tool-handler-context.ts';
-import { createToolRegistry } from '../src/protocol/tools/tool-registry.ts';
+import { isGsm7, smsSegmentCount } from 'switchboard';
+import { testTool, toolContext } from 'switchboard/testing';
 import { appBookingLedger, type Booking } from './_bookings.ts';
 import { allFlights } from './_flights.ts';
 import { createUpcomingTripsTool, gsmFriendly, NO_TRIPS, tripSummary, upcomingTrip, type UpcomingTrip } from './upcoming_trips.ts';
@@ -17,7 +16,7 @@ afterAll(() => {
 const NOW = new Date('2026-12-01T00:00:00Z');
 const ledger = appBookingLedger(appDir);
 const tool = createUpcomingTripsTool({ ledger, clock: () => NOW });
-const asAda = createToolHandlerContext({ actorName: 'concierge', sessionId: 'session-1', turnId: 'turn-1', personId: 'ada' });
+const asAda = toolContext({ actorName: 'concierge', sessionId: 'session-1', turnId: 'turn-1', personId: 'ada' });
 
 /** The first `count` flights of the dataset as bookings, reference `SBTEST<nn>`, for `names`. */
 async function bookings(count: number, names: readonly string[] = ['Ada Lovelace']): Promise<Booking[]> {
@@ -57,23 +56,22 @@ describe('upcoming_trips', () => {
     );
     const later = createUpcomingTripsTool({ ledger, clock: () => new Date('2026-12-18T08:00:00Z') });
     expect((await later.handler({}, asAda)).trips.map((trip) => trip.bookingReference)).toEqual(['SBTEST01']);
-    const stranger = createToolHandlerContext({ actorName: 'concierge', sessionId: 'session-2', turnId: 'turn-1' });
+    const stranger = toolContext({ actorName: 'concierge', sessionId: 'session-2', turnId: 'turn-1' });
     expect(await tool.handler({}, stranger)).toEqual({ trips: [], summary: NO_TRIPS });
   });
 
   it('is a read-only generalist tool without approval, with no arguments', () => {
-    const registry = createToolRegistry();
-    const registered = registry.register(tool);
-    expect(registered).toMatchObject({ name: 'upcoming_trips', scope: 'generalist', requiresApproval: false, tags: ['read', 'travel'] });
-    expect(registry.validateArguments('upcoming_trips', {}).ok).toBe(true);
-    expect(registry.validateArguments('upcoming_trips', { person: 'ada' }).ok).toBe(false);
+    const tested = testTool(tool);
+    expect(tested.tool).toMatchObject({ name: 'upcoming_trips', scope: 'generalist', requiresApproval: false, tags: ['read', 'travel'] });
+    expect(tested.argumentError({})).toBeUndefined();
+    expect(tested.argumentError({ person: 'ada' })).toBeDefined();
   });
 
   it.each([0, 1, 3, 12])('summarises %i trips in at most two GSM-7 segments, the soonest first', async (count) => {
     const list = trips(await bookings(count, ['Ada Lovelace', 'Charles Babbage']));
     const summary = tripSummary(list);
-    expect(smsSegments(summary)).toMatchObject({ encoding: 'GSM-7' });
-    expect(smsSegments(summary).segments).toBeLessThanOrEqual(2);
+    expect(isGsm7(summary)).toBe(true);
+    expect(smsSegmentCount(summary)).toBeLessThanOrEqual(2);
     if (count === 0) expect(summary).toBe(NO_TRIPS);
     else expect(summary).toContain(`MW 304 LHR->CDG, Ada Lovelace +1, ref SBTEST00`);
     const shown = summary.split('\n').filter((line) => line.includes(', ref SB')).length;
@@ -87,13 +85,13 @@ describe('upcoming_trips', () => {
     expect(gsmFriendly('Renée Ødegård Müller')).toBe('Renée Ødegård Müller');
     const accented = tripSummary(trips(await bookings(12, ['Zoë Šimić'])));
     expect(accented).toContain(', Zoe Simic, ref ');
-    expect(smsSegments(accented)).toMatchObject({ encoding: 'GSM-7' });
-    expect(smsSegments(accented).segments).toBeLessThanOrEqual(2);
+    expect(isGsm7(accented)).toBe(true);
+    expect(smsSegmentCount(accented)).toBeLessThanOrEqual(2);
 
     for (const name of ['王小明', 'Łukasz Żółć 🙂', 'Wolfeschlegelsteinhausenbergerdorff Sr.']) {
       for (const count of [1, 3, 12]) {
         const summary = tripSummary(trips(await bookings(count, [name])));
-        expect(smsSegments(summary).segments, `${name}, ${count}`).toBeLessThanOrEqual(2);
+        expect(smsSegmentCount(summary), `${name}, ${count}`).toBeLessThanOrEqual(2);
         expect(summary, `${name}, ${count}`).toContain('MW 304 LHR->CDG');
       }
     }

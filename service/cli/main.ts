@@ -13,6 +13,8 @@ import { connectCliRedis, findCliRedis } from './cli-redis.ts';
 import { runInviteCommand } from './invite-command.ts';
 import { readPeople } from './read-people.ts';
 import { runDoctor } from './doctor.ts';
+import { runInitCommand } from './init-command.ts';
+import { runTestCommand } from './test-command.ts';
 
 /** The repository root: the default app folder (the example app). */
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -22,7 +24,9 @@ const USAGE = `usage:
   switchboard doctor                          check Redis, the model endpoint and every channel
   switchboard approvals list [--status S]     approvals, newest first (S: pending, granted, denied, expired)
   switchboard approvals show <id>             one approval and its audit trail
-  switchboard invite <personId> [--minutes N] a one-time web sign-in link for a person of switchboard.yaml`;
+  switchboard invite <personId> [--minutes N] a one-time web sign-in link for a person of switchboard.yaml
+  switchboard init <dir>                      a new app folder: one actor, one tool and its test, switchboard.yaml
+  switchboard test [files...]                 an app's tests (*.test.ts) on Node's test runner, from its folder`;
 
 function parseRole(args: readonly string[]): ServiceRole {
   const index = args.indexOf('--role');
@@ -34,7 +38,7 @@ function parseRole(args: readonly string[]): ServiceRole {
 
 /** Options of {@link main}, for tests. */
 export interface MainOptions {
-  /** Data folder of the private Redis. Default `<repository>/.data/redis`. */
+  /** Data folder of the private Redis. Default `<app folder>/.data/redis`. */
   readonly redisDataDir?: string;
 }
 
@@ -45,6 +49,8 @@ export interface MainOptions {
  */
 export async function main(args: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>, options: MainOptions = {}): Promise<number> {
   const [command, ...rest] = args;
+  // These two read no environment: they work on a folder.
+  if (command === 'init' || command === 'test') return folderCommand(command, rest);
   let env: SwitchboardEnv;
   try {
     env = loadEnv(rawEnv, { appDir: REPO_ROOT, ...(options.redisDataDir === undefined ? {} : { redisDataDir: options.redisDataDir }) });
@@ -62,6 +68,17 @@ export async function main(args: readonly string[], rawEnv: Readonly<Record<stri
   } catch (error) {
     process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
+  }
+}
+
+/** `switchboard init` and `switchboard test`, in the working directory. */
+async function folderCommand(command: 'init' | 'test', args: readonly string[]): Promise<number> {
+  try {
+    if (command === 'init') return await runInitCommand(args, { installation: REPO_ROOT, cwd: process.cwd() }, process.stdout);
+    return await runTestCommand(args, process.cwd(), process.stderr);
+  } catch (error) {
+    process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
+    return error instanceof SwitchboardError && error.code === 'config.invalid' ? 2 : 1;
   }
 }
 

@@ -27,7 +27,8 @@ export interface LoadEnvDefaults {
   readonly appDir: string;
   /**
    * Data folder of the private Redis used when `REDIS_URL` is unset. Default
-   * `<appDir>/.data/redis`.
+   * `<app folder>/.data/redis`, the app folder being `SWITCHBOARD_APP` when set: each app keeps its
+   * own data, and the CLI run on an app finds the Redis of the service running on it.
    */
   readonly redisDataDir?: string;
   /**
@@ -61,8 +62,8 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
   const publicUrlValue = reader.get('PUBLIC_URL');
   const publicUrl =
     publicUrlValue === undefined ? `http://localhost:${port}` : parseHttpUrl(reader, 'PUBLIC_URL', publicUrlValue, 'strip');
-  const redis = readRedis(reader, defaults);
   const appDir = readAppDir(reader, defaults);
+  const redis = readRedis(reader, defaults, appDir);
   const anthropic = readAnthropic(reader);
   const email = parseEmail(reader);
   const sms = parseSms(reader);
@@ -128,10 +129,10 @@ function readPort(reader: EnvReader): number {
   return port;
 }
 
-function readRedis(reader: EnvReader, defaults: LoadEnvDefaults): RedisEnv | undefined {
+function readRedis(reader: EnvReader, defaults: LoadEnvDefaults, appDir: string): RedisEnv | undefined {
   const value = reader.get('REDIS_URL');
   if (value === undefined) {
-    return { mode: 'embedded', dataDir: resolve(defaults.redisDataDir ?? join(defaults.appDir, '.data', 'redis')) };
+    return { mode: 'embedded', dataDir: resolve(defaults.redisDataDir ?? join(appDir, '.data', 'redis')) };
   }
   const url = parseRedisUrl(reader, 'REDIS_URL', value);
   return url === undefined ? undefined : { mode: 'external', url };

@@ -1,0 +1,136 @@
+/**
+ * The turn runner's dependencies for a test: the real stores in Redis, the real registries and
+ * approval gate, and a turn output that records what a turn emits instead of delivering it.
+ */
+import type { Redis } from 'ioredis';
+import { buildEnvelope } from '../../src/protocol/envelope/envelope-builder.ts';
+import { createSurfaceTemplateRegistry } from '../../src/protocol/envelope/surface-templates.ts';
+import { createPartTypeRegistry } from '../../src/protocol/parts/canonical-part-types.ts';
+import { buildRespondTool } from '../../src/protocol/respond/respond-schema.ts';
+import type { ToolRegistry } from '../../src/protocol/tools/tool-registry.ts';
+import { createTurnStateRegistry } from '../../src/protocol/turn-states/turn-state-registry.ts';
+import type { ApprovalGate } from '../../src/runtime/actor/approval-gate.ts';
+import { approverPlan } from '../../src/runtime/actor/approval-policy-config.ts';
+import { resolveActors } from '../../src/runtime/actor/resolved-actor.ts';
+import type { TurnOutput } from '../../src/runtime/actor/turn-output.ts';
+import type { TurnRunnerDeps } from '../../src/runtime/actor/turn-runner-deps.ts';
+import type { ChannelRoute, LoadedApp } from '../../src/runtime/app/app-types.ts';
+import type { ApprovalStore } from '../../src/runtime/approvals/approval-types.ts';
+import type { Injection } from '../../src/runtime/injection.ts';
+import type { ModelClient } from '../../src/runtime/model/model-types.ts';
+import { createToolRouter } from '../../src/runtime/router/tool-router.ts';
+import { createEventLog } from '../../src/runtime/session/event-log.ts';
+import { createSessionStore, type SessionStore } from '../../src/runtime/session/session-store.ts';
+import type { EmittedPart, TurnRecord } from '../../src/runtime/session/turn-record.ts';
+import { testTurnOf, type TestTurn, type TurnRun } from './test-turn.ts';
+
+/** Options of {@link createTestTurnRunner}. */
+export interface TestTurnRunnerOptions {
+  readonly app: LoadedApp;
+  readonly registry: ToolRegistry;
+  readonly model: ModelClient;
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly approvals: ApprovalStore;
+  readonly channelRoute: (channel: string) => ChannelRoute | undefined;
+}
+
+/** Runs a session's turns and tells what the last one did. */
+export interface TestTurnRunner {
+  /** Puts a message in its session's mailbox. */
+  accept(sessionId: string, injection: Injection): Promise<void>;
+  /** Runs `turns` (the turn runner on these deps) and reports the turn it ran last. */
+  run(sessionId: string, turns: (deps: TurnRunnerDeps) => Promise<void>): Promise<TestTurn>;
+}
+
+/** What one run recorded; a new one per run. */
+interface Recording {
+  emitted: EmittedPart[];
+  states: { turnState: string; actor: string }[];
+  record?: TurnRecord;
+  settledAs?: string;
+  envelope?: NonNullable<TurnRun['envelope']>;
+}
+
+function recordingOutput(deps: Pick<TurnRunnerDeps, 'partTypes' | 'turnStates'>, current: () => Recording): TurnOutput {
+  const surfaces = createSurfaceTemplateRegistry();
+  return {
+    part: (turn, emitted) => {
+      const run = current();
+      run.record = turn;
+      if (!run.emitted.some((known) => known.partId === emitted.partId)) run.emitted.push(emitted);
+      return Promise.resolve();
+    },
+    state: (turn, turnState, actor) => {
+      const run = current();
+      run.record = turn;
+      run.states.push({ turnState, actor });
+      return Promise.resolve();
+    },
+    settle: async (turn, turnState) => {
+      const run = current();
+      run.record = turn;
+      run.settledAs = turnState;
+      if (deps.turnStates.get(turnState)?.emitsEnvelope !== 'full') return;
+      const built = await buildEnvelope({
+        sessionId: turn.sessionId,
+        turnId: turn.turnId,
+        finalizedBy: turnState,
+        parts: turn.emitted.map(({ part }) => part),
+        dataEvents: turn.dataEvents,
+        surfaces,
+        clock: () => new Date(),
+        partTypes: deps.partTypes,
+      });
+      run.envelope = built.envelope;
+    },
+  };
+}
+
+function approvalGate(app: LoadedApp, store: ApprovalStore): ApprovalGate {
+  return {
+    store,
+    plan: (tool) => approverPlan(tool, app.approvals, app.people),
+    // Nothing expires during a test: an approval waits for approve() or deny().
+    scheduleExpiry: async () => {},
+  };
+}
+
+/** The turn runner's dependencies on real stores, with a recording output. */
+export function createTestTurnRunner(options: TestTurnRunnerOptions): TestTurnRunner {
+  const { app, redis, prefix } = options;
+  const partTypes = createPartTypeRegistry();
+  const turnStates = createTurnStateRegistry();
+  const store: SessionStore = createSessionStore({ redis, prefix });
+  const log = createEventLog({ redis, prefix });
+  let recording: Recording = { emitted: [], states: [] };
+  const deps: TurnRunnerDeps = {
+    model: options.model,
+    actors: resolveActors(app.actors, options.registry),
+    entryActor: app.entryActor,
+    channelRoute: options.channelRoute,
+    registry: options.registry,
+    partTypes,
+    turnStates,
+    respondTool: buildRespondTool(partTypes, turnStates),
+    store,
+    log,
+    output: recordingOutput({ partTypes, turnStates }, () => recording),
+    router: createToolRouter(),
+    approvals: approvalGate(app, options.approvals),
+  };
+  return {
+    async accept(sessionId, injection) {
+      await store.accept(sessionId, injection);
+    },
+    async run(sessionId, turns) {
+      recording = { emitted: [], states: [] };
+      await turns(deps);
+      const waiting = (await store.activeTurns(1000)).find((turn) => turn.sessionId === sessionId);
+      const record = waiting ?? recording.record;
+      if (record === undefined) throw new Error('No turn ran: the message did not reach an actor.');
+      const run: TurnRun = { emitted: recording.emitted, states: recording.states, record, ...(recording.settledAs === undefined ? {} : { settledAs: recording.settledAs }), ...(recording.envelope === undefined ? {} : { envelope: recording.envelope }) };
+      return testTurnOf(run, await log.read(sessionId, 10_000));
+    },
+  };
+}
