@@ -7,7 +7,6 @@ import { createInboundWorker } from '../queues/inbound-queue.ts';
 import { createTurnWorker } from '../queues/turn-queue.ts';
 import { DEFAULT_TRANSLATOR_MODEL } from '../src/config/models.ts';
 import { cacheTranslationsByTurn } from '../src/protocol/envelope/llm-context.ts';
-import { createSurfaceTemplateRegistry } from '../src/protocol/envelope/surface-templates.ts';
 import { buildRespondTool } from '../src/protocol/respond/respond-schema.ts';
 import { approvalsReady, type ApprovalGate } from '../src/runtime/actor/approval-gate.ts';
 import { approverPlan } from '../src/runtime/actor/approval-policy-config.ts';
@@ -15,6 +14,7 @@ import { logModelFailures } from '../src/runtime/model/model-failure-log.ts';
 import { runSessionTurns } from '../src/runtime/actor/turn-runner.ts';
 import type { TurnRunnerDeps } from '../src/runtime/actor/turn-runner-deps.ts';
 import type { MidTurnMode } from '../src/runtime/actor/actor-config.ts';
+import { approvalWords, createAppSurfaceRegistry } from '../src/runtime/app/app-surfaces.ts';
 import { ROUTABLE_CHANNELS, type RoutableChannel } from '../src/runtime/app/app-types.ts';
 import { createSettlement } from '../src/runtime/delivery/settle-turn.ts';
 import { createTurnDelivery } from '../src/runtime/delivery/turn-delivery.ts';
@@ -50,6 +50,7 @@ function approvalGate(core: ServiceCore): ApprovalGate {
     },
     scheduleExpiry: (approvalId, at) => core.approvalRuntime.scheduleExpiry(approvalId, at),
     withdraw: (approvalId) => core.approvalRuntime.withdraw(approvalId),
+    describe: (tool) => approvalWords({ app, tools: core.registry }, tool),
     announce: async (approvalId, emitted) => {
       const record = await approvals.get(approvalId);
       if (record !== undefined) await announceApproval(channels, record, emitted);
@@ -73,7 +74,7 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
     respondTool: buildRespondTool(partTypes, turnStates),
     store: core.sessions,
     log,
-    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createSurfaceTemplateRegistry(), translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: core.app.config.models?.llmContext ?? DEFAULT_TRANSLATOR_MODEL })) }) }),
+    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createAppSurfaceRegistry({ app, tools: core.registry }), log, translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: core.app.config.models?.llmContext ?? DEFAULT_TRANSLATOR_MODEL })) }) }),
     router: createToolRouter(),
     approvals,
   };

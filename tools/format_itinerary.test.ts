@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testTool, toolContext } from 'switchboard/testing';
-import formatItineraryTool, { formatItinerary, type ItineraryBooking } from './format_itinerary.ts';
+import formatItineraryTool, { formatItinerary, itineraryData, type ItineraryBooking } from './format_itinerary.ts';
 
 const OUTBOUND: ItineraryBooking = {
   bookingReference: 'SBF4MAN8',
@@ -60,13 +60,27 @@ describe('format_itinerary', () => {
     );
   });
 
-  it('is a terminal tool whose handler returns the same text', async () => {
+  it('is a terminal tool whose text is the itinerary, with the itinerary as domain data', async () => {
     const tested = testTool(formatItineraryTool);
     expect(tested.tool.terminal).toBe(true);
     const output = await tested.call({ bookings: [OUTBOUND] }, { actorName: 'concierge' });
-    expect(output).toBe(formatItinerary({ bookings: [OUTBOUND] }));
-    expect(await formatItineraryTool.handler({ bookings: [OUTBOUND] }, toolContext())).toBe(output);
+    expect(output).toEqual({ text: formatItinerary({ bookings: [OUTBOUND] }), domainData: { kind: 'itinerary', data: itineraryData({ bookings: [OUTBOUND] }) } });
+    expect(await formatItineraryTool.handler({ bookings: [OUTBOUND] }, toolContext())).toEqual(output);
     expect(tested.argumentError({ bookings: [] })).toBeDefined();
     expect(tested.argumentError({ bookings: [{ ...OUTBOUND, departure: 'tomorrow' }] })).toBeDefined();
+  });
+});
+
+describe('itineraryData', () => {
+  it('is the itinerary as data: the flights in the given order, with the names of the airports it knows', () => {
+    const late: ItineraryBooking = { ...RETURN, destination: 'KEF' };
+    expect(itineraryData({ travellerName: ' Ada Lovelace ', bookings: [OUTBOUND, late] })).toEqual({
+      travellerName: 'Ada Lovelace',
+      flights: [
+        { ...OUTBOUND, originName: 'London Heathrow', destinationName: 'Paris Charles de Gaulle' },
+        { ...late, originName: 'Paris Charles de Gaulle' },
+      ],
+    });
+    expect(itineraryData({ travellerName: '  ', bookings: [OUTBOUND] })).not.toHaveProperty('travellerName');
   });
 });

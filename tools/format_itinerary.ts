@@ -41,6 +41,31 @@ function airport(code: string): string {
   return name === undefined ? code : `${name} (${code})`;
 }
 
+/** One flight of {@link ItineraryData}: the booking as given, with the names of its airports when known. */
+export interface ItineraryFlight extends ItineraryBooking {
+  /** `London Heathrow`; absent for an airport outside the dataset. */
+  readonly originName?: string;
+  readonly destinationName?: string;
+}
+
+/** The itinerary as domain data of kind `itinerary`, for the app's `surfaces/itinerary.ts`. */
+export interface ItineraryData {
+  readonly travellerName?: string;
+  /** In travel order. */
+  readonly flights: readonly ItineraryFlight[];
+}
+
+/** The itinerary of `args` as data: the flights in the given order, airport names added. */
+export function itineraryData(args: FormatItineraryArgs): ItineraryData {
+  const name = args.travellerName?.trim() ?? '';
+  const flights = args.bookings.map((booking): ItineraryFlight => {
+    const originName = AIRPORTS[booking.origin];
+    const destinationName = AIRPORTS[booking.destination];
+    return { ...booking, ...(originName === undefined ? {} : { originName }), ...(destinationName === undefined ? {} : { destinationName }) };
+  });
+  return { ...(name === '' ? {} : { travellerName: name }), flights };
+}
+
 /** The itinerary text: a title, one block per flight in the given order, a note on times. */
 export function formatItinerary(args: FormatItineraryArgs): string {
   const name = args.travellerName?.trim() ?? '';
@@ -61,10 +86,16 @@ export function formatItinerary(args: FormatItineraryArgs): string {
 const ISO_LOCAL_TIME = { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d' };
 const IATA = { type: 'string', pattern: '^[A-Z]{3}$' };
 
-const formatItineraryTool: GeneralistToolDefinition<FormatItineraryArgs, string> = {
+/** What the tool returns: the text that answers the person, and the itinerary as domain data. */
+export interface FormattedItinerary {
+  readonly text: string;
+  readonly domainData: { readonly kind: 'itinerary'; readonly data: ItineraryData };
+}
+
+const formatItineraryTool: GeneralistToolDefinition<FormatItineraryArgs, FormattedItinerary> = {
   name: 'format_itinerary',
   description:
-    'Send the person their itinerary: confirmed bookings laid out one block per flight. The text goes to the ' +
+    'Send the person their itinerary: confirmed bookings laid out one block per flight. Its text goes to the ' +
     'person exactly as produced and ends your turn. Only use booking references and times that book_flight returned, in travel order.',
   scope: 'generalist',
   terminal: true,
@@ -95,8 +126,16 @@ const formatItineraryTool: GeneralistToolDefinition<FormatItineraryArgs, string>
       },
     },
   },
-  outputSchema: { type: 'string', minLength: 1 },
-  handler: (args) => formatItinerary(args),
+  outputSchema: {
+    type: 'object',
+    required: ['text', 'domainData'],
+    properties: {
+      text: { type: 'string', minLength: 1 },
+      domainData: { type: 'object', required: ['kind', 'data'], properties: { kind: { const: 'itinerary' }, data: { type: 'object' } } },
+    },
+  },
+  // A terminal tool's `text` is the answer; the data goes into the envelope (surfaces/itinerary.ts).
+  handler: (args) => ({ text: formatItinerary(args), domainData: { kind: 'itinerary', data: itineraryData(args) } }),
 };
 
 export default formatItineraryTool;

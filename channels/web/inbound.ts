@@ -10,6 +10,8 @@ import { createWebEventsRoute } from './events-route.ts';
 import { createStreamSlots, type StreamSlotLimits } from './stream/stream-slots.ts';
 import type { WebEventStore } from './stream/event-store.ts';
 import { createWebMessageRoute } from './message-route.ts';
+import { createWebActionRoute } from './action-route.ts';
+import type { DeliveredSurfaces } from './delivered-surfaces.ts';
 import { createWebPageRoutes } from './page-routes.ts';
 import { createSessionRoute } from './identity/session-route.ts';
 import { createSignInRoute } from './identity/sign-in-route.ts';
@@ -29,7 +31,7 @@ export interface WebRoutesOptions {
   readonly store: WebEventStore;
   /** Who each request comes from: sessions, CSRF, conversation owners, sign-in links. */
   readonly identity: WebIdentity;
-  /** Refused approval answers are logged here. Default: not logged. */
+  /** Refused approval answers and surface actions are logged here. Default: not logged. */
   readonly logger?: WebRoutesLogger;
   /**
    * Durably enqueues an inbound message. Resolves `duplicate: true` when an injection with the
@@ -54,6 +56,12 @@ export interface WebRoutesOptions {
    * mounted (see `createWebApprovalRoute`); without it the route is absent.
    */
   readonly decideApproval?: (input: WebApprovalDecision) => Promise<DecisionOutcome>;
+  /**
+   * The surfaces delivered to each conversation (the same record the web sender writes). When
+   * given, `POST /api/chat/:conversationId/actions` is mounted (see `createWebActionRoute`);
+   * without it the route is absent.
+   */
+  readonly surfaces?: DeliveredSurfaces;
 }
 
 /**
@@ -64,6 +72,8 @@ export interface WebRoutesOptions {
  * - `GET /signin/:token`: a one-time sign-in link; signs the browser in as its person;
  * - `GET /api/chat/config`: `{ modelConfigured, missing }`;
  * - `POST /api/chat/:conversationId/messages`: `{ text, id? }`, 202 `{ id, duplicate }` once enqueued;
+ * - `POST /api/chat/:conversationId/actions`: `{ id, surfaceId, sourceComponentId?, name, context? }`,
+ *   a Button of a delivered surface pressed, 202 `{ id, duplicate }` once enqueued; only with `surfaces`;
  * - `GET /api/chat/:conversationId/events`: the conversation's events as Server-Sent Events,
  *   resuming after `Last-Event-ID` or `?after=`; 429 over the open-stream caps;
  * - `POST /api/approvals/:approvalId`: `{ decision, conversationId? }`, only with `decideApproval`.
@@ -87,6 +97,8 @@ export function createWebRoutes(options: WebRoutesOptions): Route[] {
     },
   };
   const { identity } = options;
+  const clock = options.clock ?? (() => new Date());
+  const logged = options.logger === undefined ? {} : { logger: options.logger };
   return [
     ...createWebPageRoutes(),
     createSessionRoute(identity),
@@ -97,11 +109,14 @@ export function createWebRoutes(options: WebRoutesOptions): Route[] {
       identity,
       enqueue: options.enqueue,
       tenantId: options.tenantId,
-      clock: options.clock ?? (() => new Date()),
+      clock,
     }),
+    ...(options.surfaces === undefined
+      ? []
+      : [createWebActionRoute({ identity, surfaces: options.surfaces, enqueue: options.enqueue, tenantId: options.tenantId, clock, ...logged })]),
     createWebEventsRoute({ store: options.store, identity, heartbeatMs: options.heartbeatMs ?? 15_000, slots: createStreamSlots(options.streamLimits) }),
     ...(options.decideApproval === undefined
       ? []
-      : [createWebApprovalRoute({ decide: options.decideApproval, identity, ...(options.logger === undefined ? {} : { logger: options.logger }) })]),
+      : [createWebApprovalRoute({ decide: options.decideApproval, identity, ...logged })]),
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * The web chat channel: the page, its message API and SSE stream, and the approval card. A
+ * The web chat channel: the page, its message and action API and SSE stream, and the approval card. A
  * streaming channel whose sender appends to a Redis Stream per conversation, directly and in order.
  */
 import type { ChannelAdaptor, ChannelContext, ChannelModule } from '../channel.ts';
@@ -8,6 +8,7 @@ import { createWebRoutes } from './inbound.ts';
 import { normaliseWebMessage } from './normalise.ts';
 import { renderWebEvents } from './render.ts';
 import { createWebSender } from './send.ts';
+import { createDeliveredSurfaces } from './delivered-surfaces.ts';
 import { createWebEventStore } from './stream/event-store.ts';
 import { keptSecret } from '../kit/kept-secret.ts';
 import { SESSION_SECRET_PURPOSE } from './identity/session-cookie.ts';
@@ -31,7 +32,9 @@ async function createWebChannel(context: ChannelContext, options: WebChannelOpti
   const { logger } = context;
   const secret = await keptSecret({ redis: context.redis, prefix: context.prefix, purpose: SESSION_SECRET_PURPOSE, configured: context.env.sessionSecret });
   const store = createWebEventStore({ redis: context.redis, keyPrefix: context.prefix, onError: (error) => { logger.error({ err: error }, 'web event store'); } });
-  const sender = createWebSender(store);
+  // Written by the sender as surfaces are delivered, read by the action route.
+  const surfaces = createDeliveredSurfaces({ redis: context.redis, prefix: context.prefix });
+  const sender = createWebSender(store, { surfaces });
   const identity = createWebIdentity({
     redis: context.redis,
     prefix: context.prefix,
@@ -50,6 +53,7 @@ async function createWebChannel(context: ChannelContext, options: WebChannelOpti
       return { modelConfigured: status.configured, missing: status.missing };
     },
     enqueue: (injection) => context.enqueue(injection),
+    surfaces,
     ...(options.streamLimits === undefined ? {} : { streamLimits: options.streamLimits }),
     decideApproval: ({ approvalId, decision, by, argsHash }) =>
       context.decide({ approvalId, decision, by, ...(argsHash === undefined ? {} : { argsHash }) }),
@@ -60,7 +64,7 @@ async function createWebChannel(context: ChannelContext, options: WebChannelOpti
     outbound: 'direct',
     routes,
     normalise: normaliseWebMessage,
-    render: (input) => renderWebEvents(input).map((event) => ({ ...event })),
+    render: (input) => renderWebEvents(input, { artifactUrl: (artifactId) => context.artifactUrl(artifactId) }).map((event) => ({ ...event })),
     sender: {
       async send(delivery) {
         const { providerId } = await sender.send({ ...delivery, channel: 'web' });

@@ -10,11 +10,10 @@
  */
 
 import type { Injection } from '../../src/runtime/injection.ts';
-import { asRequestError, readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
-import { SwitchboardError } from '../../src/protocol/errors.ts';
-import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
+import { readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { isConversationId } from './conversation-id.ts';
 import { normaliseWebMessage } from './normalise.ts';
+import { badRequest, enqueueOrRetryLater } from './post-answers.ts';
 import type { WebEventStore } from './stream/event-store.ts';
 import type { WebIdentity } from './identity/web-identity.ts';
 import { senderOf } from './identity/web-principal.ts';
@@ -33,10 +32,6 @@ export interface WebMessageRouteOptions {
   readonly enqueue: (injection: Injection) => Promise<{ duplicate: boolean }>;
   readonly tenantId: string;
   readonly clock: () => Date;
-}
-
-function badRequest(message: string, field: string): SwitchboardError {
-  return new SwitchboardError('http.bad_request', message, { details: { field } });
 }
 
 function readMessage(body: Readonly<Record<string, unknown>>): { text: string; clientId: string | undefined } {
@@ -77,19 +72,9 @@ export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
         tenantId: options.tenantId,
         receivedAt: options.clock().toISOString(),
       });
-      let duplicate: boolean;
-      try {
-        ({ duplicate } = await options.enqueue(injection));
-      } catch (thrown) {
-        // Redis went away before the message was stored, or between storing it and asking for its
-        // turn: the same id again is safe either way (answered once; see docs/resilience.md, "When Redis goes away").
-        const error = asRequestError(thrown);
-        res.setHeader('retry-after', String(REDIS_RETRY_AFTER_SECONDS));
-        sendJson(res, 503, {
-          error: { code: error.code, message: 'The message could not be queued. Send it again with the same id.', details: { retryable: true } },
-        });
-        return;
-      }
+      const enqueued = await enqueueOrRetryLater(res, options.enqueue, injection, 'The message could not be queued. Send it again with the same id.');
+      if (enqueued === undefined) return;
+      const { duplicate } = enqueued;
       // Idempotent on the injection id: a retried POST echoes the message once. The message is
       // accepted either way; a failed echo only means other tabs do not show it.
       const echoed = await options.store

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseWebMessage } from './normalise.ts';
+import { normaliseWebAction, normaliseWebMessage } from './normalise.ts';
 
 const event = {
   conversationId: 'conv-1',
@@ -35,5 +35,48 @@ describe('normaliseWebMessage', () => {
     ['an empty tenant', { tenantId: '' }],
   ])('refuses %s with channel.invalid', (_name, change) => {
     expect(() => normaliseWebMessage({ ...event, ...change })).toThrow(expect.objectContaining({ code: 'channel.invalid' }));
+  });
+});
+
+const actionEvent = {
+  conversationId: 'conv-1',
+  action: { id: 'press-1', surfaceId: 'flight-results', sourceComponentId: 'book-ba123', name: 'book', context: { flight: 'BA123' } },
+  sender: { id: 'web:b_abc', verified: true },
+  tenantId: 'tenant-1',
+  receivedAt: '2026-03-01T12:00:00.000Z',
+};
+
+describe('normaliseWebAction', () => {
+  it("builds a user-action injection with only the action's own fields", () => {
+    const injection = normaliseWebAction({ ...actionEvent, action: { ...actionEvent.action, timestamp: 'now' } });
+    expect(injection).toEqual({
+      id: 'web:conv-1:action:press-1',
+      kind: 'user-action',
+      channel: 'web',
+      tenantId: 'tenant-1',
+      conversationKey: 'conv-1',
+      sender: { id: 'web:b_abc', verified: true },
+      text: '[action] book',
+      data: { surfaceId: 'flight-results', sourceComponentId: 'book-ba123', name: 'book', context: { flight: 'BA123' } },
+      replyTo: { channel: 'web', address: 'conv-1' },
+      receivedAt: '2026-03-01T12:00:00.000Z',
+    });
+  });
+
+  it.each([
+    ['an action without a context', { action: { id: 'p', surfaceId: 's', name: 'n' } }],
+    ['a context holding a Date', { action: { ...actionEvent.action, context: { when: new Date(0) } } }],
+    ['a context holding NaN', { action: { ...actionEvent.action, context: { n: Number.NaN } } }],
+    ["the approval card's event", { action: { ...actionEvent.action, name: 'approval.decide' } }],
+    ['a surface id with a newline', { action: { ...actionEvent.action, surfaceId: 'a\nb' } }],
+    ['a bad conversation id', { conversationId: 'a:b' }],
+  ])('refuses %s with channel.invalid', (_name, change) => {
+    expect(() => normaliseWebAction({ ...actionEvent, ...change })).toThrow(expect.objectContaining({ code: 'channel.invalid' }));
+  });
+
+  it('refuses a context that refers to itself instead of walking it forever', () => {
+    const context: Record<string, unknown> = {};
+    context['self'] = context;
+    expect(() => normaliseWebAction({ ...actionEvent, action: { ...actionEvent.action, context } })).toThrow(expect.objectContaining({ code: 'channel.invalid' }));
   });
 });

@@ -44,4 +44,12 @@ describe('renderWebEvents', () => {
     expect(events.map((event) => event.type)).toEqual(['part', 'turn']);
     expect(events[0]).toMatchObject({ html: expect.stringContaining('<em>Grace</em>') as string });
   });
+
+  it('gives an artifact part that names a stored artifact its signed link, as a path of this service', () => {
+    const artifactUrl = (id: string): string => `https://chat.example.com/artifacts/${id}?sig=abc&exp=1`;
+    const [event] = renderWebEvents({ type: 'part', turnId: 't1', partId: 't1.0', turnState: 'complete', part: { data: { artifactId: 'art_1', name: 'ticket.pdf' }, metadata: { partType: 'artifact' } } }, { artifactUrl });
+    expect(event).toMatchObject({ part: { data: { artifactId: 'art_1', name: 'ticket.pdf', url: '/artifacts/art_1?sig=abc&exp=1' } } });
+    const [given] = renderWebEvents({ type: 'part', turnId: 't1', partId: 't1.1', turnState: 'complete', part: { data: { url: 'https://files.example.com/a.png' }, metadata: { partType: 'artifact' } } }, { artifactUrl });
+    expect(given).toMatchObject({ part: { data: { url: 'https://files.example.com/a.png' } } });
+  });
 });

@@ -17,11 +17,32 @@ function safeHtml(part: Part): { html?: string } {
   return FORMATTED.has(part.metadata.partType) && typeof part.text === 'string' ? { html: renderSafeHtml(part.text) } : {};
 }
 
+/** Options of {@link renderWebEvents}. */
+export interface WebRenderOptions {
+  /** A signed download URL of a stored artifact (`ChannelContext.artifactUrl`). Default: none. */
+  readonly artifactUrl?: (artifactId: string) => string;
+}
+
+/**
+ * An `artifact` part that names a stored artifact but no URL gets its signed download link, as a
+ * path of this service (the page is served by it, so previews are same-origin under its CSP).
+ */
+function withArtifactLink(part: Part, options: WebRenderOptions): Part {
+  const data = part.data;
+  if (part.metadata.partType !== 'artifact' || options.artifactUrl === undefined || data === undefined) return part;
+  const artifactId = data['artifactId'];
+  if (typeof artifactId !== 'string' || artifactId === '' || typeof data['url'] === 'string') return part;
+  const signed = new URL(options.artifactUrl(artifactId));
+  return { ...part, data: { ...data, url: `${signed.pathname}${signed.search}` } };
+}
+
 /** Renders one output as web chat events (none for what the page does not show). */
-export function renderWebEvents(input: RenderInput): readonly WebChatEvent[] {
+export function renderWebEvents(input: RenderInput, options: WebRenderOptions = {}): readonly WebChatEvent[] {
   switch (input.type) {
-    case 'part':
-      return [{ type: 'part', turnId: input.turnId, partId: input.partId, turnState: input.turnState, ...(input.actor === undefined ? {} : { actor: input.actor }), part: input.part, ...safeHtml(input.part) }];
+    case 'part': {
+      const part = withArtifactLink(input.part, options);
+      return [{ type: 'part', turnId: input.turnId, partId: input.partId, turnState: input.turnState, ...(input.actor === undefined ? {} : { actor: input.actor }), part, ...safeHtml(part) }];
+    }
     case 'turn':
       return [{ type: 'turn', turnId: input.turnId, turnState: input.turnState, ...(input.actor === undefined ? {} : { actor: input.actor }) }];
     case 'approval-request': {

@@ -6,6 +6,7 @@
 import type { Destination } from '../../src/runtime/injection.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { isConversationId } from './conversation-id.ts';
+import { surfaceIdOf, type DeliveredSurfaces } from './delivered-surfaces.ts';
 import { checkWebChatEvent } from './stream/chat-event.ts';
 import type { WebEventStore } from './stream/event-store.ts';
 
@@ -31,15 +32,24 @@ export interface WebSender {
   send(delivery: WebDelivery): Promise<{ providerId: string }>;
 }
 
+/** Options of {@link createWebSender}. */
+export interface WebSenderOptions {
+  /**
+   * Where the surface id of each `a2ui-surface` part is recorded before the part is stored (so the
+   * page can never press a Button of a surface the record does not know yet). Default: not recorded.
+   */
+  readonly surfaces?: DeliveredSurfaces;
+}
+
 /**
  * Creates the web channel's sender over an event store.
  *
  * @example
- * const sender = createWebSender(store);
+ * const sender = createWebSender(store, { surfaces });
  * await sender.send({ channel: 'web', destination: { channel: 'web', address: 'c1' },
  *   idempotencyKey: 'turn-1:part-0', payload: { type: 'turn', turnId: 'turn-1', turnState: 'complete' } });
  */
-export function createWebSender(store: WebEventStore): WebSender {
+export function createWebSender(store: WebEventStore, options: WebSenderOptions = {}): WebSender {
   return {
     async send(delivery) {
       const conversationId = delivery.destination.address;
@@ -52,7 +62,9 @@ export function createWebSender(store: WebEventStore): WebSender {
       if (delivery.idempotencyKey.length === 0) throw refuse('the idempotency key is empty');
       const check = checkWebChatEvent(delivery.payload);
       if (!check.ok) throw refuse(`malformed payload (${check.problem})`);
+      const surfaceId = surfaceIdOf(check.event);
       try {
+        if (surfaceId !== undefined) await options.surfaces?.record(conversationId, surfaceId);
         const { id } = await store.append(conversationId, check.event, delivery.idempotencyKey);
         return { providerId: id };
       } catch (error) {

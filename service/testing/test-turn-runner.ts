@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { buildEnvelope } from '../../src/protocol/envelope/envelope-builder.ts';
-import { createSurfaceTemplateRegistry } from '../../src/protocol/envelope/surface-templates.ts';
+import type { SurfaceTemplateRegistry } from '../../src/protocol/envelope/surface-templates.ts';
 import { createPartTypeRegistry } from '../../src/protocol/parts/canonical-part-types.ts';
 import { buildRespondTool } from '../../src/protocol/respond/respond-schema.ts';
 import type { ToolRegistry } from '../../src/protocol/tools/tool-registry.ts';
@@ -14,12 +14,14 @@ import { approverPlan } from '../../src/runtime/actor/approval-policy-config.ts'
 import { resolveActors } from '../../src/runtime/actor/resolved-actor.ts';
 import type { TurnOutput } from '../../src/runtime/actor/turn-output.ts';
 import type { TurnRunnerDeps } from '../../src/runtime/actor/turn-runner-deps.ts';
+import { approvalWords, createAppSurfaceRegistry } from '../../src/runtime/app/app-surfaces.ts';
 import type { ChannelRoute, LoadedApp } from '../../src/runtime/app/app-types.ts';
 import type { ApprovalStore } from '../../src/runtime/approvals/approval-types.ts';
+import { surfaceDroppedEntry } from '../../src/runtime/delivery/settle-turn.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import type { ModelClient } from '../../src/runtime/model/model-types.ts';
 import { createToolRouter } from '../../src/runtime/router/tool-router.ts';
-import { createEventLog } from '../../src/runtime/session/event-log.ts';
+import { createEventLog, type EventLog } from '../../src/runtime/session/event-log.ts';
 import { createSessionStore, type SessionStore } from '../../src/runtime/session/session-store.ts';
 import type { EmittedPart, TurnRecord } from '../../src/runtime/session/turn-record.ts';
 import { testTurnOf, type TestTurn, type TurnRun } from './test-turn.ts';
@@ -52,8 +54,16 @@ interface Recording {
   envelope?: NonNullable<TurnRun['envelope']>;
 }
 
-function recordingOutput(deps: Pick<TurnRunnerDeps, 'partTypes' | 'turnStates'>, current: () => Recording): TurnOutput {
-  const surfaces = createSurfaceTemplateRegistry();
+/**
+ * Records what a turn emits; at settlement builds the envelope with `surfaces` (the app's templates
+ * and the approval surface), logging each surface left out as `surface_dropped`, as the service does.
+ */
+function recordingOutput(
+  deps: Pick<TurnRunnerDeps, 'partTypes' | 'turnStates'>,
+  surfaces: SurfaceTemplateRegistry,
+  log: Pick<EventLog, 'append'>,
+  current: () => Recording,
+): TurnOutput {
   return {
     part: (turn, emitted) => {
       const run = current();
@@ -82,15 +92,17 @@ function recordingOutput(deps: Pick<TurnRunnerDeps, 'partTypes' | 'turnStates'>,
         clock: () => new Date(),
         partTypes: deps.partTypes,
       });
+      for (const dropped of built.droppedSurfaces) await log.append(turn.sessionId, surfaceDroppedEntry(turn.turnId, dropped));
       run.envelope = built.envelope;
     },
   };
 }
 
-function approvalGate(app: LoadedApp, store: ApprovalStore): ApprovalGate {
+function approvalGate(app: LoadedApp, tools: ToolRegistry, store: ApprovalStore): ApprovalGate {
   return {
     store,
     plan: (tool) => approverPlan(tool, app.approvals, app.people),
+    describe: (tool) => approvalWords({ app, tools }, tool),
     // Nothing expires during a test: an approval waits for approve() or deny().
     scheduleExpiry: async () => {},
   };
@@ -115,9 +127,9 @@ export function createTestTurnRunner(options: TestTurnRunnerOptions): TestTurnRu
     respondTool: buildRespondTool(partTypes, turnStates),
     store,
     log,
-    output: recordingOutput({ partTypes, turnStates }, () => recording),
+    output: recordingOutput({ partTypes, turnStates }, createAppSurfaceRegistry({ app, tools: options.registry }), log, () => recording),
     router: createToolRouter(),
-    approvals: approvalGate(app, options.approvals),
+    approvals: approvalGate(app, options.registry, options.approvals),
   };
   return {
     async accept(sessionId, injection) {

@@ -77,6 +77,11 @@ export interface TestTurn {
   readonly envelope?: Envelope;
   /** Protocol violations of the turn so far, in order. */
   readonly violations: readonly TestViolation[];
+  /**
+   * Surfaces left out of the envelope because their template threw or made an invalid surface
+   * (`kind`: the data kind, `reason` and `message`: why), in order.
+   */
+  readonly droppedSurfaces: readonly Readonly<Record<string, unknown>>[];
   /** The texts of the parts of `partType` (default `response`), joined by blank lines. */
   text(partType?: string): string;
 }
@@ -153,6 +158,7 @@ export function testTurnOf(run: TurnRun, log: readonly StoredEventLogEntry[]): T
     toolCalls: toolCallsOf(run.record.messages, waiting),
     approvals: approvalsOf(run),
     ...(run.envelope === undefined ? {} : { envelope: run.envelope }),
+    droppedSurfaces: log.filter((entry) => entry.type === 'surface_dropped' && entry.turnId === run.record.turnId).map((entry) => entry.data),
     violations: log.filter((entry) => entry.type === 'protocol_violation' && entry.turnId === run.record.turnId).map((entry) => ({ kind: typeof entry.data['kind'] === 'string' ? entry.data['kind'] : 'unknown', data: entry.data })),
     text: (partType = 'response') => parts.filter((part) => part.partType === partType && part.text !== undefined).map((part) => part.text).join('\n\n'),
   };

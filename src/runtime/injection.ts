@@ -31,8 +31,24 @@ export interface Sender {
   readonly agent?: boolean;
 }
 
-/** What an injection carries. */
-export type InjectionKind = 'message' | 'approval-response' | 'peer-result' | 'timeout';
+/**
+ * What an injection carries. `user-action` is a control the person pressed on a surface the service
+ * showed them (an A2UI Button of an `a2ui-surface` part): its `data` is a {@link UserActionData}. It
+ * goes to the session's mailbox like a message, never to the approval decisions.
+ */
+export type InjectionKind = 'message' | 'approval-response' | 'peer-result' | 'timeout' | 'user-action';
+
+/** The `data` of a `user-action` injection: the A2UI action event the page sent back. */
+export interface UserActionData {
+  /** The surface the control is on, as delivered in its `createSurface.surfaceId`. */
+  readonly surfaceId: string;
+  /** The component that was pressed, when the page named it. */
+  readonly sourceComponentId?: string;
+  /** The action's event name (`action.event.name` of the Button), 1 to 100 characters. */
+  readonly name: string;
+  /** The action's event context, a JSON object (`{}` when the Button had none). */
+  readonly context: Readonly<Record<string, unknown>>;
+}
 
 /** One normalised inbound event. */
 export interface Injection {
@@ -47,7 +63,10 @@ export interface Injection {
   /** The channel's key for the conversation (web conversation id, email thread root, phone number). */
   readonly conversationKey: string;
   readonly sender: Sender;
-  /** The text the person wrote (quoted history and signatures already stripped). */
+  /**
+   * The text the person wrote (quoted history and signatures already stripped); for an event, a
+   * short line for logs (e.g. `[action] book`).
+   */
   readonly text: string;
   /** Structured payload, e.g. an approval decision. */
   readonly data?: Readonly<Record<string, unknown>>;

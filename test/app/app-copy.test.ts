@@ -4,23 +4,15 @@
  * this installation (what an app's `npm install` of it makes). Its tools import only the public
  * API (`switchboard`), so the service starts on the copy and a turn runs its tool.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { copyExampleApp } from '../support/example-app-copy.ts';
 import { useRedis } from '../support/redis.ts';
 import { reply, respond, part, scenarioScript, toolCall } from '../support/scenario-model.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const appDir = mkdtempSync(join(tmpdir(), 'sb-own-app-'));
-for (const folder of ['actors', 'tools']) {
-  cpSync(join(repo, folder), join(appDir, folder), { recursive: true, filter: (source) => !source.endsWith('.test.ts') });
-}
-cpSync(join(repo, 'switchboard.yaml'), join(appDir, 'switchboard.yaml'));
-mkdirSync(join(appDir, 'node_modules'));
-symlinkSync(repo, join(appDir, 'node_modules', 'switchboard'), 'dir');
+const appDir = copyExampleApp('sb-own-app-');
 
 const redisUrl = useRedis();
 const sb = useSwitchboard({ appDir, redisUrl });

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/runtime/redis/free-port.ts';
+import { isAlive } from '../../src/runtime/redis/pid-file.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const launcher = fileURLToPath(new URL('../../bin/switchboard.js', import.meta.url));
@@ -47,14 +48,6 @@ async function finished(command: string, args: readonly string[], cwd: string, e
   return { code, output: started.output() };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('switchboard init', () => {
   it('makes an app folder and prints the two commands to run it', async () => {
@@ -114,7 +107,7 @@ describe('switchboard init', () => {
     if (group === undefined) throw new Error('npm start has no pid');
     process.kill(-group, 'SIGTERM');
     await service.exited;
-    await waitFor(() => !alive(redisPid), 'the private redis-server is gone', 15_000);
+    await waitFor(() => !isAlive(redisPid), 'the private redis-server is gone', 15_000);
     expect(existsSync(address)).toBe(false);
   }, 90_000);
 });

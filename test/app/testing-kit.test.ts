@@ -3,23 +3,14 @@
  * copy's `.data/`): real turns with the real registry, respond() validation and approvals, against
  * scripted model answers.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, callTool, respond, startTestBot, testTool, type TestBot } from 'switchboard/testing';
 import { createBookFlightTool } from '../../tools/book_flight.ts';
 import { appBookingLedger } from '../../tools/_bookings.ts';
+import { copyExampleApp } from '../support/example-app-copy.ts';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const appDir = mkdtempSync(join(tmpdir(), 'sb-testing-kit-'));
-for (const folder of ['actors', 'tools']) {
-  cpSync(join(repo, folder), join(appDir, folder), { recursive: true, filter: (source) => !source.endsWith('.test.ts') });
-}
-cpSync(join(repo, 'switchboard.yaml'), join(appDir, 'switchboard.yaml'));
-mkdirSync(join(appDir, 'node_modules'));
-symlinkSync(repo, join(appDir, 'node_modules', 'switchboard'), 'dir');
+const appDir = copyExampleApp('sb-testing-kit-');
 
 const SEARCH = { origin: 'LHR', destination: 'CDG', date: '2026-12-18', passengers: 2 };
 const BOOKING = { flightNumber: 'MW 304', date: '2026-12-18', passengers: [{ fullName: 'Ada Lovelace' }, { fullName: 'Charles Babbage' }], totalCost: 236, currency: 'GBP' };
@@ -116,6 +107,17 @@ describe('startTestBot', () => {
     const turn = await bot.send('text me', { from: 'ada', model: [callTool('notify', { person: 'me', channel: 'email', text: 'Your trips' }), answer('Sent.')] });
     expect(turn.toolCalls[0]).toMatchObject({ name: 'notify', outcome: 'ok' });
     expect(bot.notifications.at(-1)).toEqual({ destination: expect.objectContaining({ channel: 'email', address: 'ada@example.com' }) as unknown, text: 'Your trips' });
+  });
+
+  it("answers with a terminal tool's text, and puts its data in the envelope with the app's surface", async () => {
+    const booking = { bookingReference: 'SBTEST01', flightNumber: 'MW 304', origin: 'LHR', destination: 'CDG', departure: '2026-12-18T07:25:00+00:00', arrival: '2026-12-18T09:40:00+01:00' };
+    const turn = await bot.send('my itinerary please', { model: [callTool('format_itinerary', { bookings: [booking] })] });
+    expect(turn.turnState).toBe('complete');
+    expect(turn.text()).toMatch(/^Itinerary\n\nFlight 1 of 1: MW 304/);
+    const kinds = turn.envelope?.parts.map((part) => part.metadata.partType);
+    expect(kinds).toEqual(expect.arrayContaining(['response', 'domain-data', 'a2ui-surface']));
+    const surface = turn.envelope?.parts.find((part) => part.metadata.partType === 'a2ui-surface');
+    expect(JSON.stringify(surface?.data)).toContain('SBTEST01');
   });
 
   it('names a person who is not in switchboard.yaml', async () => {

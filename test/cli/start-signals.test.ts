@@ -11,18 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/runtime/redis/free-port.ts';
+import { isAlive } from '../../src/runtime/redis/pid-file.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const mainModule = fileURLToPath(new URL('../../service/cli/main.ts', import.meta.url));
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function startCommand(): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; dataDir: string; output: () => string; exited: Promise<number | null> }> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-start-'));
@@ -49,7 +42,7 @@ describe('switchboard start and SIGTERM', () => {
     const pid = redisPid(run.dataDir);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
-    await waitFor(() => !alive(pid), 'the private redis-server is gone', 10_000);
+    await waitFor(() => !isAlive(pid), 'the private redis-server is gone', 10_000);
     expect(existsSync(join(run.dataDir, 'redis-address.json'))).toBe(false);
   }, 40_000);
 
@@ -59,6 +52,6 @@ describe('switchboard start and SIGTERM', () => {
     const pid = redisPid(run.dataDir);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
-    await waitFor(() => !alive(pid), 'the private redis-server is gone', 10_000);
+    await waitFor(() => !isAlive(pid), 'the private redis-server is gone', 10_000);
   }, 40_000);
 });

@@ -1,4 +1,8 @@
-import { chromium, type Browser } from 'playwright-core';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { beforeAll } from 'vitest';
 import { useStarted } from './use-started.ts';
 
 /** Debian's Chromium, never a downloaded browser. */
@@ -14,4 +18,23 @@ export function useBrowser(): () => Browser {
     (browser) => browser.close(),
     { name: 'useBrowser()', startTimeoutMs: 120_000 },
   );
+}
+
+/**
+ * A fresh folder under the system's temporary directory for a test file's screenshots (never in the
+ * repository), made when the file starts; its path is printed once. Returns `shoot(page, name)`,
+ * which saves `<name>.png` there and resolves to its path.
+ */
+export function useScreenshots(label: string): (page: Page, name: string) => Promise<string> {
+  let folder: string | undefined;
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), `sb-${label}-`));
+    console.info(`${label} screenshots: ${folder}`);
+  });
+  return async (page, name) => {
+    if (folder === undefined) throw new Error('useScreenshots(): only available inside tests');
+    const path = join(folder, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    return path;
+  };
 }

@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { expectSameOutcome, outcomeOf } from './fuzz-inputs.ts';
 
-const KINDS: ReadonlySet<string> = new Set(['message', 'approval-response', 'peer-result', 'timeout']);
+const KINDS: ReadonlySet<string> = new Set(['message', 'approval-response', 'peer-result', 'timeout', 'user-action']);
 const INJECTION_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'channel', 'tenantId', 'conversationKey', 'sender', 'text', 'data', 'replyTo', 'receivedAt']);
 const SENDER_KEYS: ReadonlySet<string> = new Set(['id', 'displayName', 'personId', 'verified', 'basis']);
 const DESTINATION_KEYS: ReadonlySet<string> = new Set(['channel', 'address', 'thread']);

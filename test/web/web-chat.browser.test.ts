@@ -353,7 +353,7 @@ describe('the web chat page', { timeout: 120_000 }, () => {
     expect(await page.locator('.turn[data-turn-id="h3"] .working').textContent()).toBe('Waiting for approval…');
     const card = page.locator('.part-approval');
     expect(await card.locator('code').textContent()).toBe('book_flight');
-    expect(await card.locator('.approval-args li').allTextContents()).toEqual(['flight: EJ4521', 'passengers: 2', 'total: <b>£188</b>']);
+    expect(await card.locator('.approval-args dd').allTextContents()).toEqual(['EJ4521', '2', '<b>£188</b>']);
     expect(await card.locator('b').count()).toBe(0);
     expect(await card.locator('time').getAttribute('datetime')).toBe('2030-01-01T11:00:00Z');
     expect(await card.getByRole('button', { name: 'Approve' }).isEnabled()).toBe(true);

@@ -26,7 +26,10 @@ export interface DataTemplates {
 
 /** Options of {@link createDataTemplates}. */
 export interface DataTemplatesOptions {
-  /** Register the example app's `flight-results` and `booking` templates. Default `true`. */
+  /**
+   * Register the example app's `flight-results` and `booking` templates, and `itinerary` (which
+   * adds nothing: the itinerary's text is the answer). Default `true`.
+   */
   readonly builtIns?: boolean;
   /** Limits of the generic rendering. Default: see {@link GenericLimits}. */
   readonly generic?: GenericLimits;
@@ -58,6 +61,8 @@ export function createDataTemplates(options: DataTemplatesOptions = {}): DataTem
   if (options.builtIns !== false) {
     registry.register('flight-results', flightResultsTemplate);
     registry.register('booking', bookingTemplate);
+    // format_itinerary is terminal: its text, the turn's answer, already lays the itinerary out.
+    registry.register('itinerary', () => []);
   }
   return registry;
 }

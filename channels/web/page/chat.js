@@ -1,4 +1,4 @@
-/* global document, window, localStorage, fetch, EventSource, URL, crypto, setTimeout, DOMParser, Node */
+/* global document, window, localStorage, fetch, EventSource, URL, setTimeout, DOMParser, Node */
 /**
  * The web chat page. Plain browser JavaScript, no build step.
  *
@@ -11,8 +11,19 @@
  *   id, so the server can drop the repeat.
  * - Replies arrive over Server-Sent Events; the browser resends Last-Event-ID when it reconnects,
  *   and events are also deduplicated here by stream id and by (turnId, partId).
- * - Model text is only ever put into the page as text nodes, never as HTML.
+ * - Model text is only ever put into the page as text nodes, never as HTML; so is every value of
+ *   the envelope's parts (domain data, surfaces' fallbacks, files, sources, approval arguments).
+ * - Envelope parts: `domain-data` in the generic view (`generic-view.js`) unless the turn has an A2UI
+ *   surface for its kind (`surfaces.js`, `turn-envelope.js`), `artifact` as a download link and
+ *   `citation` as numbered sources (`envelope-parts.js`), `approval-request` as a card
+ *   (`approval-card.js`).
  */
+
+import { appendText, make, randomId } from './dom.js';
+import { createApprovalCards } from './approval-card.js';
+import { artifactView } from './envelope-parts.js';
+import { createSurfaces } from './surfaces.js';
+import { createTurnEnvelope } from './turn-envelope.js';
 
 const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const STORAGE_KEY = 'switchboard.web.conversationId';
@@ -65,12 +76,6 @@ function byId(id) {
   return element;
 }
 
-function randomId() {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
-
 function remember(id) {
   try {
     localStorage.setItem(STORAGE_KEY, id);
@@ -95,27 +100,6 @@ function chooseConversation() {
   const fresh = randomId();
   remember(fresh);
   return fresh;
-}
-
-/** Creates an element with a class name and, optionally, text content. */
-function make(tag, className, text) {
-  const element = document.createElement(tag);
-  if (className) element.className = className;
-  if (text !== undefined) element.textContent = text;
-  return element;
-}
-
-/** Appends text as paragraphs (blank lines) and line breaks (single newlines), as text nodes only. */
-function appendText(container, text) {
-  const paragraphs = text.replace(/\r\n?/g, '\n').trim().split(/\n[ \t]*\n+/);
-  for (const paragraph of paragraphs) {
-    const p = make('p');
-    paragraph.split('\n').forEach((line, index) => {
-      if (index > 0) p.append(make('br'));
-      p.append(document.createTextNode(line));
-    });
-    container.append(p);
-  }
 }
 
 /** Tags the server's safe HTML may hold; anything else is replaced by its text. */
@@ -304,6 +288,18 @@ function sendMessage(text) {
 
 /* ---------- replies ---------- */
 
+/** Puts a node in a turn's body (after `after`, else at the end), following it if the reader was at the bottom. */
+function placeInTurn(turn, node, after) {
+  const follow = isNearBottom();
+  if (after) after.after(node);
+  else turn.body.append(node);
+  if (follow) elements.log.scrollTop = elements.log.scrollHeight;
+}
+
+const approvals = createApprovalCards({ postJson, conversationId, viewer: () => session.identity });
+const surfaces = createSurfaces({ postAction: (body) => postJson(apiBase + '/actions', body) });
+const envelope = createTurnEnvelope({ surfaces, approvalShown: approvals.has, place: placeInTurn });
+
 function turnFor(turnId) {
   let turn = turns.get(turnId);
   if (turn) return turn;
@@ -349,167 +345,10 @@ function summarise(value, limit) {
   return text.length > limit ? text.slice(0, limit) + '…' : text;
 }
 
-function firstString(...values) {
-  return values.find((value) => typeof value === 'string' && value.length > 0);
-}
-
 function labelled(className, label, text) {
   const element = make('div', 'part ' + className);
   element.append(make('span', 'part-label', label));
   appendText(element, text);
-  return element;
-}
-
-/* ---------- approval cards ---------- */
-
-/** Approval cards by approval id. */
-const approvalCards = new Map();
-/** Final states that arrived (as `approval` events) before their card. */
-const approvalOutcomes = new Map();
-const FINAL_APPROVAL_STATES = new Set(['granted', 'denied', 'expired']);
-const MAX_ARG_LINES = 20;
-const MAX_ARG_CHARS = 300;
-
-/** A date-time for people, in the browser's locale; the raw value when it does not parse. */
-function readableTime(iso) {
-  if (typeof iso !== 'string' || iso.length === 0) return '';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
-}
-
-/** `key: value` lines of tool arguments: strings as they are, anything else as compact JSON. */
-function argumentLines(args) {
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return [summarise(args, MAX_ARG_CHARS)];
-  const entries = Object.entries(args);
-  if (entries.length === 0) return ['(no arguments)'];
-  const lines = entries.slice(0, MAX_ARG_LINES).map(([key, value]) => {
-    let shown;
-    try {
-      shown = typeof value === 'string' ? value : JSON.stringify(value);
-    } catch {
-      shown = String(value);
-    }
-    if (shown === undefined) shown = String(value);
-    return key + ': ' + (shown.length > MAX_ARG_CHARS ? shown.slice(0, MAX_ARG_CHARS) + '…' : shown);
-  });
-  if (entries.length > MAX_ARG_LINES) lines.push('… and ' + String(entries.length - MAX_ARG_LINES) + ' more');
-  return lines;
-}
-
-function outcomeText(status, decidedBy, decidedAt) {
-  const when = readableTime(decidedAt);
-  if (status === 'expired') return 'Expired' + (when ? ' at ' + when : '');
-  const verb = status === 'granted' ? 'Approved' : 'Denied';
-  return verb + (decidedBy ? ' by ' + decidedBy : '') + (when ? ' at ' + when : '');
-}
-
-/** Turns a card into its final state; later answers for the same approval change nothing. */
-function settleApproval(approvalId, status, decidedBy, decidedAt) {
-  if (!FINAL_APPROVAL_STATES.has(status)) return;
-  const card = approvalCards.get(approvalId);
-  if (!card) {
-    if (!approvalOutcomes.has(approvalId)) approvalOutcomes.set(approvalId, { status, decidedBy, decidedAt });
-    return;
-  }
-  if (card.element.dataset.status !== 'pending') return;
-  card.element.dataset.status = status;
-  card.actions.remove();
-  card.result.textContent = outcomeText(status, decidedBy, decidedAt);
-  card.result.hidden = false;
-}
-
-function showApprovalProblem(card, message) {
-  card.problem.textContent = message;
-  card.problem.hidden = false;
-}
-
-async function decideApproval(card, decision) {
-  if (card.element.dataset.status !== 'pending') return;
-  for (const button of card.buttons) button.disabled = true;
-  card.element.dataset.posting = 'true';
-  card.problem.hidden = true;
-  let response;
-  let body;
-  try {
-    const answer = card.argsHash === undefined ? { decision, conversationId } : { decision, conversationId, argsHash: card.argsHash };
-    response = await postJson('/api/approvals/' + encodeURIComponent(card.approvalId), answer);
-    body = await response.json().catch(() => null);
-  } catch {
-    response = undefined;
-  }
-  delete card.element.dataset.posting;
-  if (response === undefined) {
-    showApprovalProblem(card, 'No connection: the decision was not sent. Try again.');
-  } else if (response.ok && body && typeof body === 'object') {
-    settleApproval(card.approvalId, body.status, body.decidedBy, body.decidedAt);
-  } else {
-    const error = body && typeof body === 'object' && body.error && typeof body.error === 'object' ? body.error : {};
-    const details = error.details && typeof error.details === 'object' ? error.details : {};
-    showApprovalProblem(card, typeof error.message === 'string' ? error.message : 'The server answered ' + String(response.status) + '.');
-    settleApproval(card.approvalId, details.status, details.decidedBy, details.decidedAt);
-  }
-  if (card.element.dataset.status === 'pending') for (const button of card.buttons) button.disabled = false;
-}
-
-function approvalCard(part, text) {
-  const data = part.data && typeof part.data === 'object' ? part.data : {};
-  const approvalId = typeof data.approvalId === 'string' && data.approvalId.length > 0 ? data.approvalId : undefined;
-  const element = make('section', 'part part-approval');
-  element.setAttribute('aria-label', 'Approval request');
-  element.dataset.status = 'pending';
-  const title = make('p', 'approval-title', 'Approval needed: ');
-  title.append(make('code', '', firstString(data.toolName) || 'a tool call'));
-  element.append(title);
-  if (text) appendText(element, text);
-  const args = make('ul', 'approval-args');
-  for (const line of argumentLines(data.args)) args.append(make('li', '', line));
-  element.append(args);
-  if (typeof data.expiresAt === 'string') {
-    const expiry = make('p', 'approval-expiry', 'Expires ');
-    const time = make('time', '', readableTime(data.expiresAt));
-    time.dateTime = data.expiresAt;
-    expiry.append(time, '.');
-    element.append(expiry);
-  }
-  const actions = make('div', 'approval-actions');
-  const result = make('p', 'approval-result');
-  result.setAttribute('role', 'status');
-  result.hidden = true;
-  const problem = make('p', 'approval-problem');
-  problem.setAttribute('role', 'alert');
-  problem.hidden = true;
-  element.append(actions, result, problem);
-  if (approvalId === undefined) {
-    actions.append(make('p', 'approval-note', 'This request cannot be answered from this page.'));
-    return element;
-  }
-  element.dataset.approvalId = approvalId;
-  if (data.mayDecide === false) {
-    // The person who asked may not approve this themselves: the card says whom it waits for.
-    actions.append(make('p', 'approval-note approval-waiting', typeof data.waitingFor === 'string' ? data.waitingFor : 'Waiting for an approver.'));
-    const card = { approvalId, element, actions, result, problem, buttons: [] };
-    if (!approvalCards.has(approvalId)) approvalCards.set(approvalId, card);
-    const early = approvalOutcomes.get(approvalId);
-    if (early) settleApproval(approvalId, early.status, early.decidedBy, early.decidedAt);
-    return element;
-  }
-  const argsHash = typeof data.argsHash === 'string' ? data.argsHash : undefined;
-  const card = { approvalId, argsHash, element, actions, result, problem, buttons: [] };
-  for (const [label, decision] of [
-    ['Approve', 'granted'],
-    ['Deny', 'denied'],
-  ]) {
-    const button = make('button', decision === 'granted' ? 'approve' : 'deny', label);
-    button.type = 'button';
-    button.addEventListener('click', () => {
-      void decideApproval(card, decision);
-    });
-    card.buttons.push(button);
-    actions.append(button);
-  }
-  if (!approvalCards.has(approvalId)) approvalCards.set(approvalId, card);
-  const early = approvalOutcomes.get(approvalId);
-  if (early) settleApproval(approvalId, early.status, early.decidedBy, early.decidedAt);
   return element;
 }
 
@@ -546,18 +385,28 @@ function renderPart(event, streamId) {
       node.setAttribute('role', 'alert');
       break;
     case 'approval-request':
-      node = approvalCard(part, text);
+      node = approvals.render(part, text);
+      break;
+    case 'domain-data':
+      envelope.domainData(turn, part, event.partId);
+      break;
+    case 'a2ui-surface':
+      node = envelope.surface(turn, part);
+      break;
+    case 'artifact':
+      node = artifactView(part, text);
+      break;
+    case 'citation':
+      envelope.citation(turn, part, text, event.partId);
       break;
     default:
-      break; // Not shown in the chat panel (envelope parts and the like).
+      break; // Not shown in the chat panel (llm-context, reasoning traces and the like).
   }
   if (node !== null) {
     node.dataset.partId = event.partId;
     node.dataset.partType = partType;
     if (streamId) node.dataset.streamId = streamId;
-    const follow = isNearBottom();
-    turn.body.append(node);
-    if (follow) elements.log.scrollTop = elements.log.scrollHeight;
+    placeInTurn(turn, node, null);
   }
   applyTurnState(turn, event.turnState);
 }
@@ -586,7 +435,7 @@ function onEvent(kind, message) {
   } else if (kind === 'part') {
     renderPart(event, streamId);
   } else if (kind === 'approval') {
-    if (typeof event.approvalId === 'string') settleApproval(event.approvalId, event.status, event.decidedBy, event.decidedAt);
+    if (typeof event.approvalId === 'string') approvals.settle(event.approvalId, event.status, event.decidedBy, event.decidedAt);
   } else if (kind === 'turn') {
     if (turns.has(event.turnId) || !SETTLED_STATES.has(event.turnState)) applyTurnState(turnFor(event.turnId), event.turnState);
   }

@@ -5,13 +5,17 @@
  * Shape chosen (after the A2UI v0.9 specification and its basic catalog):
  * - one part's `data` bundles the three server-to-client messages of one surface under a single
  *   `version: 'v0.9'`: `createSurface`, optionally `updateDataModel`, and `updateComponents`
- *   (A2UI sends each as its own message; a renderer replays them in that order);
+ *   (A2UI sends each as its own message; a renderer replays them);
  * - components are a flat list, each `{ id, component: '<CatalogName>', ...properties }`; containers
- *   refer to children by id (`child` for Card and Button, `children: [ids]` for Column and Row); the
- *   tree starts at the component whose id is `root`;
- * - text properties are literal strings or data bindings `{ path: '/json/pointer' }`;
+ *   refer to children by id (`child` for Card and Button, `children: [ids]` for Column, Row and
+ *   List, or a List template `children: { componentId, path }` that repeats one component per item
+ *   of a list in the data model); the tree starts at the component whose id is `root`;
+ * - text properties are literal strings or data bindings `{ path: '/json/pointer' }`; inside a List
+ *   template a path without a leading `/` is relative to the item;
  * - a Button's `action` is `{ event: { name, context } }`: the client sends the event name and the
- *   context object back to the agent when the button is pressed.
+ *   context object (its bindings resolved) back to the agent when the button is pressed.
+ *
+ * `checkSurfaceMessage` (surface-check.ts) holds the rules a surface must pass.
  */
 
 import type { MergeStrategy } from '../parts/part.ts';
@@ -20,7 +24,7 @@ import type { MergeStrategy } from '../parts/part.ts';
 export const A2UI_VERSION = 'v0.9';
 
 /** Id of the A2UI v0.9 basic catalog (Text, Card, Row, Column, List, Button, ...). */
-export const BASIC_CATALOG_ID = 'https://a2ui.org/specification/v0_9/basic_catalog.json';
+export const BASIC_CATALOG_ID = 'https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json';
 
 /** Id every surface's root component has. */
 export const ROOT_COMPONENT_ID = 'root';
@@ -72,42 +76,38 @@ export interface SurfaceTemplateContext {
 }
 
 /**
- * Turns the data of one kind into one A2UI surface. Under the `append` merge strategy the data of a
- * kind is a list (see `mergeDomainData`). May throw a `SwitchboardError` when the data cannot be shown.
+ * Turns the data of one kind into one A2UI surface, synchronously. `data` is what the turn collected
+ * for the kind: the `data` a tool returned as `domainData: { kind, data }`, or under the `append`
+ * merge strategy a list of them (see `mergeDomainData`). Nothing checks it against `TData`: a
+ * template checks what it relies on. A template that throws, or whose surface fails
+ * `checkSurfaceMessage`, is left out of the envelope (its data still goes) and the session's event
+ * log gets a `surface_dropped` entry.
+ *
+ * @typeParam TData - The data the template expects. Default `unknown`.
  */
-export type SurfaceTemplate = (data: unknown, context: SurfaceTemplateContext) => A2uiSurfaceMessage;
+export type SurfaceTemplate<TData = unknown> = (data: TData, context: SurfaceTemplateContext) => A2uiSurfaceMessage;
+
+/** A data binding: the value at a JSON Pointer of the surface's data model (relative inside a List template). */
+export interface A2uiDataBinding {
+  readonly path: string;
+}
 
 /**
- * Structural problems of a surface message: a wrong version, surface ids that differ between the
- * messages, no components, duplicate component ids, no `root` component, or a `child`/`children`
- * reference to an id not in the list. Empty when the message is sound.
+ * The `children` of a List (or Column, Row) repeated over data: one instance of the component
+ * `componentId` per item of the list at `path`, each with that item as its data context.
  */
-export function checkSurfaceMessage(message: A2uiSurfaceMessage): string[] {
-  const problems: string[] = [];
-  if ((message.version as string) !== A2UI_VERSION) problems.push(`version must be "${A2UI_VERSION}"`);
-  const surfaceId = message.createSurface.surfaceId;
-  if (surfaceId.length === 0) problems.push('createSurface.surfaceId is empty');
-  if (message.updateComponents.surfaceId !== surfaceId) problems.push('updateComponents.surfaceId differs');
-  if (message.updateDataModel !== undefined && message.updateDataModel.surfaceId !== surfaceId) {
-    problems.push('updateDataModel.surfaceId differs');
-  }
-  const components = message.updateComponents.components;
-  if (components.length === 0) problems.push('updateComponents.components is empty');
-  const ids = new Set<string>();
-  for (const component of components) {
-    if (ids.has(component.id)) problems.push(`component id "${component.id}" is used twice`);
-    ids.add(component.id);
-  }
-  if (components.length > 0 && !ids.has(ROOT_COMPONENT_ID)) problems.push(`no component has id "${ROOT_COMPONENT_ID}"`);
-  for (const component of components) {
-    const child = component['child'];
-    const children = component['children'];
-    const refs = [...(typeof child === 'string' ? [child] : []), ...(Array.isArray(children) ? (children as unknown[]) : [])];
-    for (const ref of refs) {
-      if (typeof ref !== 'string' || !ids.has(ref)) {
-        problems.push(`component "${component.id}" refers to unknown child ${JSON.stringify(ref)}`);
-      }
-    }
-  }
-  return problems;
+export interface A2uiChildTemplate {
+  readonly componentId: string;
+  readonly path: string;
+}
+
+/**
+ * A Button's `action` that sends an event to the agent: `name`, and `context` whose values are
+ * literals or {@link A2uiDataBinding}s, resolved when the button is pressed.
+ */
+export interface A2uiEventAction {
+  readonly event: {
+    readonly name: string;
+    readonly context?: Readonly<Record<string, A2uiDataBinding | string | number | boolean | readonly unknown[]>>;
+  };
 }

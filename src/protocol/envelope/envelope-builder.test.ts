@@ -1,16 +1,18 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { describe, expect, it, vi } from 'vitest';
 import { buildAgentCard } from '../agent-card/agent-card.ts';
+import { SwitchboardError } from '../errors.ts';
 import type { ApprovalRequest } from '../parts/approval-parts.ts';
 import { createPartTypeRegistry } from '../parts/canonical-part-types.ts';
 import type { Part } from '../parts/part.ts';
 import { A2UI_VERSION, BASIC_CATALOG_ID } from './a2ui.ts';
-import type { A2uiSurfaceMessage, SurfaceTemplate } from './a2ui.ts';
+import type { A2uiSurfaceMessage, SurfaceTemplate, SurfaceTemplateContext } from './a2ui.ts';
 import { buildEnvelope } from './envelope-builder.ts';
 import type { BuildEnvelopeOptions } from './envelope-builder.ts';
 import type { LlmContextInput, LlmContextTranslator } from './llm-context.ts';
 import { cacheTranslationsByTurn } from './llm-context.ts';
 import { createStateMachineRegistry } from './state-machine.ts';
+import { MAX_SURFACE_DATA_MODEL_BYTES } from './surface-check.ts';
 import { createSurfaceTemplateRegistry } from './surface-templates.ts';
 
 const NOW = new Date('2026-04-20T09:50:00.000Z');
@@ -203,13 +205,91 @@ describe('buildEnvelope: surfaces', () => {
     expect(types(envelope.parts)).toEqual(['response', 'domain-data']);
   });
 
-  it('refuses a template that produces an unsound surface', async () => {
+  it('drops the surface of a template that throws, keeping its data, and says why', async () => {
     const surfaces = createSurfaceTemplateRegistry();
-    surfaces.register('flight-results', (data, context) => ({
-      ...flightTemplate(data, context),
-      updateComponents: { surfaceId: context.surfaceId, components: [{ id: 'not-root', component: 'Text', text: 'x' }] },
-    }));
-    await expect(buildEnvelope(baseOptions({ surfaces }))).rejects.toMatchObject({ code: 'envelope.invalid' });
+    surfaces.register('flight-results', () => {
+      throw new Error('flights missing');
+    });
+    const { envelope, droppedSurfaces } = await buildEnvelope(baseOptions({ surfaces }));
+    expect(types(envelope.parts)).toEqual(['response', 'domain-data']);
+    expect(droppedSurfaces).toEqual([
+      {
+        kind: 'flight-results',
+        surfaceId: 'flight-results',
+        reason: 'template-threw',
+        code: 'internal',
+        message: 'The surface template for "flight-results" threw: flights missing',
+      },
+    ]);
+  });
+
+  it('keeps the code of a SwitchboardError a template throws', async () => {
+    const surfaces = createSurfaceTemplateRegistry();
+    surfaces.register('flight-results', () => {
+      throw new SwitchboardError('envelope.invalid', 'no flights');
+    });
+    const { droppedSurfaces } = await buildEnvelope(baseOptions({ surfaces }));
+    expect(droppedSurfaces[0]).toMatchObject({ reason: 'template-threw', code: 'envelope.invalid' });
+  });
+
+  const invalid: [string, (context: SurfaceTemplateContext) => A2uiSurfaceMessage, string][] = [
+    ['an unknown component', (context) => ({ ...flightTemplate({}, context), updateComponents: { surfaceId: context.surfaceId, components: [{ id: 'root', component: 'Carousel' }] } }), 'component "root" is a "Carousel", which the basic catalog does not have'],
+    ['a binding to a missing path', (context) => flightTemplate({ trains: [] }, context), 'component "root" binds "/flights/0" (/flights/0), which is not in the data model'],
+    [
+      'a cycle of children',
+      (context) => ({
+        ...flightTemplate({}, context),
+        updateComponents: { surfaceId: context.surfaceId, components: [{ id: 'root', component: 'Card', child: 'inner' }, { id: 'inner', component: 'Card', child: 'root' }] },
+      }),
+      'components form a cycle: root -> inner -> root',
+    ],
+    [
+      'a child that does not exist',
+      (context) => ({ ...flightTemplate({}, context), updateComponents: { surfaceId: context.surfaceId, components: [{ id: 'root', component: 'Card', child: 'ghost' }] } }),
+      'component "root" refers to unknown child "ghost"',
+    ],
+    [
+      'an oversized data model',
+      (context) => flightTemplate({ flights: ['x'.repeat(MAX_SURFACE_DATA_MODEL_BYTES)] }, context),
+      `the data model is ${String(MAX_SURFACE_DATA_MODEL_BYTES + 16)} bytes of JSON; at most ${String(MAX_SURFACE_DATA_MODEL_BYTES)} are allowed`,
+    ],
+    ['a surface without a root', (context) => ({ ...flightTemplate({}, context), updateComponents: { surfaceId: context.surfaceId, components: [{ id: 'not-root', component: 'Text', text: 'x' }] } }), 'no component has id "root"'],
+  ];
+
+  it.each(invalid)('drops a surface with %s, keeping its data', async (_name, make, problem) => {
+    const surfaces = createSurfaceTemplateRegistry();
+    surfaces.register('flight-results', (_data, context) => make(context));
+    const { envelope, droppedSurfaces } = await buildEnvelope(baseOptions({ surfaces }));
+    expect(types(envelope.parts)).toEqual(['response', 'domain-data']);
+    expect(droppedSurfaces).toEqual([expect.objectContaining({ kind: 'flight-results', surfaceId: 'flight-results', reason: 'invalid-surface', problems: [problem] })]);
+    expect(droppedSurfaces[0]?.message).toContain(problem);
+  });
+
+  it('drops the surface of a template that returns a promise', async () => {
+    const surfaces = createSurfaceTemplateRegistry();
+    surfaces.register('flight-results', () => Promise.reject(new Error('late')) as unknown as A2uiSurfaceMessage);
+    const { droppedSurfaces } = await buildEnvelope(baseOptions({ surfaces }));
+    expect(droppedSurfaces[0]?.problems).toEqual(['the template returned a promise; surface templates are synchronous']);
+  });
+
+  it('drops only the failing surface: another kind keeps its own', async () => {
+    const surfaces = createSurfaceTemplateRegistry();
+    surfaces.register('flight-results', flightTemplate);
+    surfaces.register('hotel-results', () => {
+      throw new Error('no hotels');
+    });
+    const { envelope, droppedSurfaces } = await buildEnvelope(
+      baseOptions({ surfaces, dataEvents: [...(baseOptions().dataEvents ?? []), { kind: 'hotel-results', data: { hotels: [] } }] }),
+    );
+    expect(types(envelope.parts)).toEqual(['response', 'domain-data', 'a2ui-surface']);
+    expect(droppedSurfaces.map((dropped) => dropped.kind)).toEqual(['hotel-results']);
+  });
+
+  it('keeps an approval-request part whose approval surface cannot be made', async () => {
+    const request: Part = { data: { approvalId: 'apr_1' }, metadata: { partType: 'approval-request' } };
+    const { envelope, droppedSurfaces } = await buildEnvelope(baseOptions({ parts: [request], dataEvents: [] }));
+    expect(envelope.parts).toEqual([request]);
+    expect(droppedSurfaces).toEqual([expect.objectContaining({ kind: 'approval-request', surfaceId: 'approval-apr_1', reason: 'template-threw', code: 'envelope.invalid' })]);
   });
 
   it('adds the built-in approval surface right after an approval-request part, bound to its approvalId', async () => {

@@ -8,8 +8,7 @@ import type { CardWithExtensions } from '../agent-card/beach-extension.ts';
 import { SwitchboardError, toSwitchboardError } from '../errors.ts';
 import type { JsonObject, MergeStrategy, Part } from '../parts/part.ts';
 import type { PartTypeRegistry } from '../parts/part-type-registry.ts';
-import { checkSurfaceMessage } from './a2ui.ts';
-import type { A2uiSurfaceMessage, SurfaceTemplate, SurfaceTemplateContext } from './a2ui.ts';
+import type { SurfaceTemplate, SurfaceTemplateContext } from './a2ui.ts';
 import { APPROVAL_REQUEST_KIND, approvalSurfaceId } from './approval-surface.ts';
 import { DEFAULT_MERGE_STRATEGY, collectDomainData } from './collect-domain-data.ts';
 import type { DataBearingEvent, Envelope } from './envelope.ts';
@@ -17,10 +16,9 @@ import { LLM_CONTEXT_PART_TYPE, originatorsWantLlmContext } from './llm-context.
 import type { LlmContextTranslator } from './llm-context.ts';
 import type { StateCoordinates, SetStateRejection, StateMachineRegistry } from './state-machine.ts';
 import { createStateMachineRegistry } from './state-machine.ts';
+import { runSurfaceTemplate } from './run-surface-template.ts';
+import type { DroppedSurface } from './run-surface-template.ts';
 import type { SurfaceTemplateRegistry } from './surface-templates.ts';
-
-/** Part type of generated surfaces. */
-export const A2UI_SURFACE_PART_TYPE = 'a2ui-surface';
 
 /** Part type of state patches, applied and stripped by the builder. */
 export const SET_STATE_PART_TYPE = 'setState';
@@ -80,6 +78,12 @@ export interface BuildEnvelopeResult {
   /** Present when the turn's `setState` parts were refused (none of them applied): every refused key. */
   readonly rejectedSetState?: readonly SetStateRejection[];
   readonly llmContext: LlmContextOutcome;
+  /**
+   * The surfaces left out because their template threw or made an invalid surface, in envelope
+   * order; `[]` when none. Their data stays in the `domain-data` part (an approval its
+   * `approval-request` part), so a page shows its generic view instead.
+   */
+  readonly droppedSurfaces: readonly DroppedSurface[];
 }
 
 function requireId(name: string, value: string): void {
@@ -88,19 +92,16 @@ function requireId(name: string, value: string): void {
   }
 }
 
-function surfacePart(
+/** Runs a template; its part goes to `parts`, or its failure to `dropped`. */
+function addSurface(
   template: SurfaceTemplate,
   data: unknown,
   context: SurfaceTemplateContext,
-): Part {
-  const message: A2uiSurfaceMessage = template(data, context);
-  const problems = checkSurfaceMessage(message);
-  if (problems.length > 0) {
-    throw new SwitchboardError('envelope.invalid', `The surface template for "${context.kind}" produced an invalid surface.`, {
-      details: { kind: context.kind, problems },
-    });
-  }
-  return { data: { ...message }, metadata: { partType: A2UI_SURFACE_PART_TYPE } };
+  out: { readonly parts: Part[]; readonly dropped: DroppedSurface[] },
+): void {
+  const outcome = runSurfaceTemplate(template, data, context);
+  if ('part' in outcome) out.parts.push(outcome.part);
+  else out.dropped.push(outcome.dropped);
 }
 
 /** Sorts the actor's parts into what the builder treats separately. */
@@ -193,9 +194,13 @@ async function llmContextParts(
  * 4. one `a2ui-surface` part per data kind that has a template, in the order of the kinds in the
  *    domain data; surface id = the kind, or `<slotKey>/<kind>` when a slot key is given.
  *
- * @throws SwitchboardError `envelope.invalid` for empty ids, a malformed data-bearing event, approval
- *   data the approval template refuses, or a template that produces an unsound surface. A failing
- *   translator does not throw: the envelope goes without `llm-context` and `llmContext.status` is `failed`.
+ * A template that throws, or whose surface fails `checkSurfaceMessage` (unknown component, missing
+ * binding path, cycle, oversized data model, ...), does not fail the build: its surface is left out
+ * and listed in {@link BuildEnvelopeResult.droppedSurfaces}.
+ *
+ * @throws SwitchboardError `envelope.invalid` for empty ids or a malformed data-bearing event. A
+ *   failing translator does not throw either: the envelope goes without `llm-context` and
+ *   `llmContext.status` is `failed`.
  */
 export async function buildEnvelope(options: BuildEnvelopeOptions): Promise<BuildEnvelopeResult> {
   requireId('sessionId', options.sessionId);
@@ -218,6 +223,7 @@ export async function buildEnvelope(options: BuildEnvelopeOptions): Promise<Buil
     ...(options.slotKey === undefined ? {} : { slotKey: options.slotKey }),
   };
 
+  const dropped: DroppedSurface[] = [];
   const conversational: Part[] = [];
   const approvalTemplate = options.surfaces.get(APPROVAL_REQUEST_KIND);
   for (const part of sorted.kept) {
@@ -225,7 +231,7 @@ export async function buildEnvelope(options: BuildEnvelopeOptions): Promise<Buil
     if (part.metadata.partType !== APPROVAL_REQUEST_KIND || approvalTemplate === undefined) continue;
     const approvalId = part.data?.['approvalId'];
     const surfaceId = approvalSurfaceId(typeof approvalId === 'string' ? approvalId : 'unknown');
-    conversational.push(surfacePart(approvalTemplate, part.data, { ...baseContext, surfaceId, kind: APPROVAL_REQUEST_KIND }));
+    addSurface(approvalTemplate, part.data, { ...baseContext, surfaceId, kind: APPROVAL_REQUEST_KIND }, { parts: conversational, dropped });
   }
 
   const dataSurfaces: Part[] = [];
@@ -233,7 +239,7 @@ export async function buildEnvelope(options: BuildEnvelopeOptions): Promise<Buil
     const template = options.surfaces.get(kind);
     if (template === undefined) continue;
     const surfaceId = options.slotKey === undefined ? kind : `${options.slotKey}/${kind}`;
-    dataSurfaces.push(surfacePart(template, value, { ...baseContext, surfaceId, kind }));
+    addSurface(template, value, { ...baseContext, surfaceId, kind }, { parts: dataSurfaces, dropped });
   }
 
   const llm = await llmContextParts(options, sorted.llmContextParts, sorted.kept, domainPart?.data);
@@ -248,5 +254,5 @@ export async function buildEnvelope(options: BuildEnvelopeOptions): Promise<Buil
       finalizedBy: options.finalizedBy,
     },
   };
-  return { envelope, ...stateOutcome, llmContext: llm.outcome };
+  return { envelope, ...stateOutcome, llmContext: llm.outcome, droppedSurfaces: dropped };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { A2UI_VERSION, BASIC_CATALOG_ID, checkSurfaceMessage } from './a2ui.ts';
-import type { A2uiSurfaceMessage, SurfaceTemplate } from './a2ui.ts';
+import { A2UI_VERSION, BASIC_CATALOG_ID } from './a2ui.ts';
+import type { SurfaceTemplate } from './a2ui.ts';
 import { approvalSurfaceTemplate } from './approval-surface.ts';
 import { createSurfaceTemplateRegistry, SurfaceTemplateRegistry } from './surface-templates.ts';
 
@@ -52,51 +52,8 @@ describe('SurfaceTemplateRegistry', () => {
     expect(registry.get('approval-request')).toBe(template);
     expect(createSurfaceTemplateRegistry().get('approval-request')).toBe(approvalSurfaceTemplate);
   });
-});
 
-describe('checkSurfaceMessage', () => {
-  const sound: A2uiSurfaceMessage = {
-    version: A2UI_VERSION,
-    createSurface: { surfaceId: 's', catalogId: BASIC_CATALOG_ID },
-    updateDataModel: { surfaceId: 's', path: '/', value: { a: 1 } },
-    updateComponents: {
-      surfaceId: 's',
-      components: [
-        { id: 'root', component: 'Card', child: 'col' },
-        { id: 'col', component: 'Column', children: ['t'] },
-        { id: 't', component: 'Text', text: { path: '/a' } },
-      ],
-    },
-  };
-
-  it('accepts a sound message', () => {
-    expect(checkSurfaceMessage(sound)).toEqual([]);
-  });
-
-  it('reports each structural problem', () => {
-    const broken = {
-      ...sound,
-      version: 'v0.8',
-      updateDataModel: { surfaceId: 'other' },
-      updateComponents: {
-        surfaceId: 'x',
-        components: [
-          { id: 'card', component: 'Card', child: 'missing' },
-          { id: 'card', component: 'Column', children: ['card', 7] },
-        ],
-      },
-    } as unknown as A2uiSurfaceMessage;
-    expect(checkSurfaceMessage(broken)).toEqual([
-      'version must be "v0.9"',
-      'updateComponents.surfaceId differs',
-      'updateDataModel.surfaceId differs',
-      'component id "card" is used twice',
-      'no component has id "root"',
-      'component "card" refers to unknown child "missing"',
-      'component "card" refers to unknown child 7',
-    ]);
-    expect(checkSurfaceMessage({ ...sound, updateComponents: { surfaceId: 's', components: [] } })).toEqual([
-      'updateComponents.components is empty',
-    ]);
+  it('createSurfaceTemplateRegistry takes another approval template', () => {
+    expect(createSurfaceTemplateRegistry({ approvalTemplate: template }).get('approval-request')).toBe(template);
   });
 });

@@ -58,12 +58,21 @@ export class SurfaceTemplateRegistry {
   }
 }
 
+/** Options of {@link createSurfaceTemplateRegistry}. */
+export interface SurfaceTemplateRegistryOptions {
+  /**
+   * The `approval-request` template, e.g. one made by `createApprovalSurfaceTemplate` with the app's
+   * tool titles and deciders. Default {@link approvalSurfaceTemplate}.
+   */
+  readonly approvalTemplate?: SurfaceTemplate;
+}
+
 /**
- * A registry holding the built-in `approval-request` template; replace it with
- * `registry.override('approval-request', template)`.
+ * A registry holding the `approval-request` template (the built-in one unless
+ * `options.approvalTemplate` is given); replace it with `registry.override('approval-request', template)`.
  */
-export function createSurfaceTemplateRegistry(): SurfaceTemplateRegistry {
+export function createSurfaceTemplateRegistry(options: SurfaceTemplateRegistryOptions = {}): SurfaceTemplateRegistry {
   const registry = new SurfaceTemplateRegistry();
-  registry.register(APPROVAL_REQUEST_KIND, approvalSurfaceTemplate);
+  registry.register(APPROVAL_REQUEST_KIND, options.approvalTemplate ?? approvalSurfaceTemplate);
   return registry;
 }

@@ -22,6 +22,11 @@ export interface ApprovalGate {
    */
   readonly announce?: (approvalId: string, part: EmittedPart) => Promise<void>;
   /**
+   * Words for a tool's requests, added to each `approval-request` part's data: `title` (what the
+   * tool does) and `deciders` (who may decide, in words). Default: none.
+   */
+  readonly describe?: (toolName: string) => { readonly title?: string; readonly deciders?: string };
+  /**
    * Withdraws a pending approval whose turn stopped (it ends as expired, and approvers' copies of
    * the request are updated). Default: the store's `expire` alone.
    */
@@ -73,7 +78,8 @@ export async function requestApprovals(
     await gate.scheduleExpiry(record.approvalId, new Date(record.expiresAt));
     until = Math.max(until, Date.parse(record.expiresAt));
     pending.push({ approvalId: record.approvalId, toolUseId: call.toolUseId, toolName: call.toolName, args: call.args });
-    const data: ApprovalRequest & { shortCode: string; argsHash: string } = {
+    const data: ApprovalRequest & { shortCode: string; argsHash: string; title?: string; deciders?: string } = {
+      ...gate.describe?.(call.toolName),
       approvalId: record.approvalId,
       toolName: record.toolName,
       toolCallId: record.toolCallId,

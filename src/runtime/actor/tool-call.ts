@@ -49,6 +49,19 @@ export function domainDataOf(output: unknown, source: string): TurnDataEvent | u
 }
 
 /**
+ * The answer a terminal tool's output makes: a string as it is; the `text` of an object that has
+ * one (so a terminal tool can return `{ text, domainData }`: the text answers, the data goes into
+ * the envelope); otherwise the output's JSON.
+ */
+export function terminalAnswerOf(output: unknown, content: string): string {
+  if (typeof output === 'object' && output !== null) {
+    const text = (output as { text?: unknown }).text;
+    if (typeof text === 'string') return text;
+  }
+  return content;
+}
+
+/**
  * Runs one model tool call against the actor's tools: checks the name and the arguments, applies the
  * approval policy, dispatches through the router (generalist, routed specialist) or inline (bypass
  * specialist), checks the output, and logs the call. Every failure becomes an error tool result
@@ -109,7 +122,7 @@ export async function runToolCall(
   const dataEvent = domainDataOf(output, tool.name);
   return {
     result: { type: 'tool_result', tool_use_id: call.id, content },
-    ...(tool.terminal ? { terminalOutput: content } : {}),
+    ...(tool.terminal ? { terminalOutput: terminalAnswerOf(output, content) } : {}),
     ...(dataEvent === undefined ? {} : { dataEvent }),
   };
 }

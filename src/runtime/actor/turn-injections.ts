@@ -1,5 +1,4 @@
-import type { Injection } from '../injection.ts';
-import type { ModelMessage } from '../model/model-types.ts';
+import { injectionLogData, injectionMessage } from './injection-message.ts';
 import type { LiveTurn } from './live-turn.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
@@ -18,17 +17,6 @@ export async function gatherInjections(deps: TurnRunnerDeps, turn: LiveTurn, act
   turn.record = { ...turn.record, given: turn.inbox.length, messages: [...turn.record.messages, injectionMessage(fresh)] };
   const { sessionId, turnId, actor: actorName } = turn.record;
   for (const injection of fresh) {
-    await deps.log.append(sessionId, { type: 'injection', turnId, actor: actorName, data: { id: injection.id, kind: injection.kind, channel: injection.channel } });
+    await deps.log.append(sessionId, { type: 'injection', turnId, actor: actorName, data: injectionLogData(injection) });
   }
-}
-
-/** The user message that carries `injections`: a message's text, or an event's kind, text and data. */
-function injectionMessage(injections: readonly Injection[]): ModelMessage {
-  return {
-    role: 'user',
-    content: injections.map((injection) => ({
-      type: 'text' as const,
-      text: injection.kind === 'message' ? injection.text : `[${injection.kind}] ${injection.text} ${JSON.stringify(injection.data ?? {})}`,
-    })),
-  };
 }

@@ -2,6 +2,7 @@
  * The shapes of a loaded app folder: what `switchboard.yaml` declares (channels, people,
  * approvals, schedules) and what {@link LoadedApp} hands to the runtime.
  */
+import type { SurfaceTemplate } from '../../protocol/envelope/a2ui.ts';
 import type { ActorConfig, ActorLimits, MidTurnMode } from '../actor/actor-config.ts';
 
 /** The channels an app can route and a person can be reached on. */
@@ -223,6 +224,16 @@ export interface SwitchboardConfig {
   }[];
 }
 
+/** A surface template of the app's `surfaces/` folder. */
+export interface AppSurfaceTemplate {
+  /** The data kind it shows: its file name without the extension (`flight-results`). */
+  readonly kind: string;
+  /** Its file, relative to the app folder (`surfaces/flight-results.ts`). */
+  readonly file: string;
+  /** The module's default export, checked to be a function of at most two parameters. */
+  readonly template: SurfaceTemplate;
+}
+
 /** Everything an app folder declares, validated and with defaults filled. */
 export interface LoadedApp {
   /** `app` of `switchboard.yaml`. */
@@ -247,6 +258,11 @@ export interface LoadedApp {
   readonly peers: readonly PeerConfig[];
   /** The names of the tools registered from `tools/`, sorted by file name. */
   readonly tools: readonly string[];
+  /**
+   * The surface templates of `surfaces/`, sorted by file name. `loadApp` always sets it (`[]` when
+   * there are none); optional only so that apps built by hand in tests may leave it out.
+   */
+  readonly surfaces?: readonly AppSurfaceTemplate[];
   /** `switchboard.yaml` as parsed. */
   readonly config: SwitchboardConfig;
 }

@@ -1,6 +1,6 @@
 /**
- * Loads an app folder: `switchboard.yaml`, `actors/*.yaml` and `tools/*.ts|.js|.mjs`, validated
- * together so that one error lists every problem.
+ * Loads an app folder: `switchboard.yaml`, `actors/*.yaml`, `tools/*.ts|.js|.mjs` and
+ * `surfaces/*.ts|.js|.mjs`, validated together so that one error lists every problem.
  */
 import { resolve } from 'node:path';
 import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
@@ -8,6 +8,7 @@ import type { ActorConfig } from '../actor/actor-config.ts';
 import { appInvalidError, messageOf, AppProblems } from './app-problems.ts';
 import { ROUTABLE_CHANNELS, type ChannelRoute, type LoadedApp, type PeerConfig, type Person, type RoutableChannel, type SwitchboardConfig } from './app-types.ts';
 import { loadActors, type LoadedActor } from './load-actors.ts';
+import { loadSurfaces } from './load-surfaces.ts';
 import { loadTools } from './load-tools.ts';
 import { readSwitchboardFile, SWITCHBOARD_FILE } from './read-switchboard-file.ts';
 import { resolveApprovals } from './resolve-approvals.ts';
@@ -20,7 +21,7 @@ export type { LoadedApp } from './app-types.ts';
 
 /** Options of {@link loadApp}. */
 export interface LoadAppOptions {
-  /** The app folder (holding `switchboard.yaml`, `actors/`, `tools/`); relative paths resolve against the working directory. */
+  /** The app folder (holding `switchboard.yaml`, `actors/`, `tools/`, `surfaces/`); relative paths resolve against the working directory. */
   readonly dir: string;
   /** The model of actors whose file sets none. */
   readonly defaultModel: string;
@@ -117,6 +118,9 @@ function peersContext(config: SwitchboardConfig, actorNames: ReadonlySet<string>
  *
  * - every tool module in `tools/` (`.ts`, `.js`, `.mjs`; not `*.test.*` nor names starting with
  *   `_`) is imported and its default export registered into `options.registry`;
+ * - every surface module in `surfaces/` (same file rules as tools) is imported; its default export,
+ *   a surface template (a function of `(data, context)`), shows the data kind named by its file
+ *   name (`surfaces/flight-results.ts` for `flight-results`);
  * - every `actors/<name>.yaml` becomes an {@link ActorConfig} (defaults filled), its tool names
  *   resolved against the registry (after {@link LoadAppOptions.registerBuiltins} ran);
  * - `switchboard.yaml` gives the app name, the entry actor, channel routes (channels it leaves out go
@@ -137,6 +141,7 @@ export async function loadApp(options: LoadAppOptions): Promise<LoadedApp> {
   const dir = resolve(options.dir);
   const problems = new AppProblems();
   const tools = await loadTools(dir, options.registry, problems);
+  const surfaces = await loadSurfaces(dir, problems);
   const loadedActors = await loadActors(dir, options.defaultModel, problems);
   const actors: ActorConfig[] = loadedActors.map((actor) => actor.config);
   const config = await readSwitchboardFile(dir, problems);
@@ -151,5 +156,5 @@ export async function loadApp(options: LoadAppOptions): Promise<LoadedApp> {
   const approvals = resolveApprovals(config, people, options.registry, problems);
   const schedules = resolveSchedules(config, actorNames, people, problems);
   if (problems.size > 0) throw appInvalidError(dir, problems.list());
-  return { name: config.app, entryActor: config.entryActor, actors, channels, people, approvals, schedules, peers, tools, config };
+  return { name: config.app, entryActor: config.entryActor, actors, channels, people, approvals, schedules, peers, tools, surfaces, config };
 }

@@ -8,6 +8,7 @@ import { createSurfaceTemplateRegistry } from '../../protocol/envelope/surface-t
 import { SwitchboardError } from '../../protocol/errors.ts';
 import { createPartTypeRegistry } from '../../protocol/parts/canonical-part-types.ts';
 import { createTurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
+import type { EventLogEntry } from '../session/event-log.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
 import { createSettlement } from './settle-turn.ts';
 
@@ -143,7 +144,11 @@ describe('the ids of the parts the settlement makes', () => {
 
   it('keeps the ids unique when two surfaces would get the same name', async () => {
     const surfaces = createSurfaceTemplateRegistry();
-    const same: SurfaceTemplate = (data, context) => flightTemplate(data, { ...context, surfaceId: 'results' });
+    const same: SurfaceTemplate = (_data, context) => ({
+      version: A2UI_VERSION,
+      createSurface: { surfaceId: 'results', catalogId: BASIC_CATALOG_ID },
+      updateComponents: { surfaceId: 'results', components: [{ id: 'root', component: 'Text', text: context.kind }] },
+    });
     surfaces.register('flight-results', same);
     surfaces.register('hotel-results', same);
     const settle = createSettlement({ partTypes, turnStates: createTurnStateRegistry(), surfaces, clock: () => now });
@@ -151,5 +156,40 @@ describe('the ids of the parts the settlement makes', () => {
     const settlement = await settle(turn, 'complete', peer(['domain-data', 'a2ui-surface']));
     const surfaceIds = settlement.parts.filter(({ part }) => part.metadata.partType === 'a2ui-surface').map(({ partId }) => partId);
     expect(surfaceIds).toEqual(['turn_1.env.surface.results', 'turn_1.env.surface.results.2']);
+  });
+});
+
+describe('surfaces the settlement drops', () => {
+  it('leaves out the surface of a failing template, keeps its data, and logs a surface_dropped entry', async () => {
+    const surfaces = createSurfaceTemplateRegistry();
+    surfaces.register('flight-results', () => {
+      throw new SwitchboardError('envelope.invalid', 'No flights to show.');
+    });
+    const append = vi.fn((_sessionId: string, _entry: EventLogEntry) => Promise.resolve('1-0'));
+    const settle = createSettlement({ partTypes, turnStates: createTurnStateRegistry(), surfaces, clock: () => now, log: { append } });
+    const settlement = await settle(record('web'), 'complete', { id: 'web', deliveryClass: 'buffered' });
+    expect(types(settlement)).toEqual(['response', 'domain-data']);
+    expect(append).toHaveBeenCalledTimes(1);
+    expect(append).toHaveBeenCalledWith('ses_1', {
+      type: 'surface_dropped',
+      turnId: 'turn_1',
+      data: {
+        kind: 'flight-results',
+        surfaceId: 'flight-results',
+        reason: 'template-threw',
+        code: 'envelope.invalid',
+        message: 'The surface template for "flight-results" threw: No flights to show.',
+      },
+    });
+  });
+
+  it('logs nothing when every surface was made', async () => {
+    const append = vi.fn((_sessionId: string, _entry: EventLogEntry) => Promise.resolve('1-0'));
+    const surfaces = createSurfaceTemplateRegistry();
+    surfaces.register('flight-results', flightTemplate);
+    const settle = createSettlement({ partTypes, turnStates: createTurnStateRegistry(), surfaces, clock: () => now, log: { append } });
+    const settlement = await settle(record('web'), 'complete', { id: 'web', deliveryClass: 'buffered' });
+    expect(types(settlement)).toEqual(['response', 'domain-data', 'a2ui-surface']);
+    expect(append).not.toHaveBeenCalled();
   });
 });

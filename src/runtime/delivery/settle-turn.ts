@@ -4,14 +4,17 @@ import type { CardWithExtensions } from '../../protocol/agent-card/beach-extensi
 import { filterForTransport } from '../../protocol/envelope/delivery-filter.ts';
 import type { Transport } from '../../protocol/envelope/delivery-filter.ts';
 import { DOMAIN_DATA_PART_TYPE } from '../../protocol/envelope/collect-domain-data.ts';
-import { A2UI_SURFACE_PART_TYPE, buildEnvelope } from '../../protocol/envelope/envelope-builder.ts';
+import { buildEnvelope } from '../../protocol/envelope/envelope-builder.ts';
 import type { LlmContextOutcome } from '../../protocol/envelope/envelope-builder.ts';
+import { A2UI_SURFACE_PART_TYPE } from '../../protocol/envelope/run-surface-template.ts';
+import type { DroppedSurface } from '../../protocol/envelope/run-surface-template.ts';
 import { LLM_CONTEXT_PART_TYPE } from '../../protocol/envelope/llm-context.ts';
 import type { LlmContextTranslator } from '../../protocol/envelope/llm-context.ts';
 import type { SurfaceTemplateRegistry } from '../../protocol/envelope/surface-templates.ts';
 import type { DeliveryClass, Part } from '../../protocol/parts/part.ts';
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
 import type { TurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
+import type { EventLog, EventLogEntry } from '../session/event-log.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
 import type { LlmContextReport, Settlement } from './turn-delivery.ts';
 
@@ -66,6 +69,16 @@ export interface SettlementOptions {
   readonly translator?: LlmContextTranslator;
   /** Default `() => new Date()`. Also times the translation. */
   readonly clock?: () => Date;
+  /**
+   * Where a surface left out of the envelope (its template threw or made an invalid surface) is
+   * recorded, as a `surface_dropped` entry of the turn's session. Default: not recorded.
+   */
+  readonly log?: Pick<EventLog, 'append'>;
+}
+
+/** The `surface_dropped` event-log entry of a surface left out of `turnId`'s envelope. */
+export function surfaceDroppedEntry(turnId: string, dropped: DroppedSurface): EventLogEntry {
+  return { type: 'surface_dropped', turnId, data: { ...dropped } };
 }
 
 /** The card of a peer as far as the envelope builder needs it: its Beach `envelopeConsumes`. */
@@ -113,6 +126,9 @@ function report(outcome: LlmContextOutcome, durationMs: number): LlmContextRepor
  * are named by what they are (`<turnId>.env.domain-data`, `<turnId>.env.llm-context`,
  * `<turnId>.env.surface.<surfaceId>`), not by position, so a settlement built again names them alike.
  *
+ * A surface whose template threw or made an invalid surface is left out (its data stays) and, when
+ * {@link SettlementOptions.log} is given, recorded as a `surface_dropped` entry.
+ *
  * When the transport is a peer (`transport.peer`), the peer is the envelope's originator: parts
  * with `requiresPeerConsumes` go only when it lists them, and `llm-context` is made (by
  * `translator`) only when it lists `llm-context`. A failed translation does not fail the turn: the
@@ -123,7 +139,7 @@ export function createSettlement(options: SettlementOptions) {
   return async (turn: TurnRecord, turnState: string, transport: Transport): Promise<Settlement> => {
     if (options.turnStates.get(turnState)?.emitsEnvelope !== 'full') return { parts: [] };
     const timing = options.translator === undefined ? undefined : timed(options.translator, clock);
-    const { envelope, llmContext } = await buildEnvelope({
+    const { envelope, llmContext, droppedSurfaces } = await buildEnvelope({
       sessionId: turn.sessionId,
       turnId: turn.turnId,
       finalizedBy: turnState,
@@ -136,6 +152,7 @@ export function createSettlement(options: SettlementOptions) {
       ...(transport.peer === undefined ? {} : { originators: [peerCard(transport.peer.envelopeConsumes)] }),
       ...(timing === undefined ? {} : { translator: timing.translator }),
     });
+    for (const dropped of droppedSurfaces) await options.log?.append(turn.sessionId, surfaceDroppedEntry(turn.turnId, dropped));
     const kept = filterForTransport(envelope.parts, transport, options.partTypes).parts;
     const taken = new Set<string>();
     const parts = kept.flatMap((part, index) => {

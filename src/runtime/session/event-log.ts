@@ -16,6 +16,12 @@ export type EventLogType =
   | 'delivery'
   /** What became of a settled turn's `llm-context` for a peer: translated (with its duration) or why not. */
   | 'llm_context'
+  /**
+   * A surface left out of a settled turn's envelope: its template threw or made an invalid surface.
+   * Data: `kind`, `surfaceId`, `reason` (`template-threw` or `invalid-surface`), `message`, and
+   * `code` or `problems`.
+   */
+  | 'surface_dropped'
   | 'turn_settled';
 
 /** One entry of the log. */

@@ -1,0 +1,64 @@
+/**
+ * How injections reach the model and the session's event log. A message is the person's text as it
+ * is; a `user-action` (a Button pressed on a surface) is a marked block that says so in words and
+ * carries the action's context as exact JSON, so the model never takes a press for typed text; any
+ * other event is its kind, text and data.
+ */
+import type { Injection, UserActionData } from '../injection.ts';
+import type { ModelMessage } from '../model/model-types.ts';
+
+function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The action of a `user-action` injection, or `undefined` when its data is not one. */
+function userActionOf(injection: Injection): UserActionData | undefined {
+  if (injection.kind !== 'user-action') return undefined;
+  const { surfaceId, sourceComponentId, name, context } = injection.data ?? {};
+  if (typeof surfaceId !== 'string' || typeof name !== 'string') return undefined;
+  if (sourceComponentId !== undefined && typeof sourceComponentId !== 'string') return undefined;
+  if (context !== undefined && !isPlainObject(context)) return undefined;
+  return { surfaceId, ...(sourceComponentId === undefined ? {} : { sourceComponentId }), name, context: context ?? {} };
+}
+
+/**
+ * The model's text for a pressed Button. Names are written as JSON strings, so whatever they hold
+ * stays visibly quoted.
+ *
+ * @example
+ * // [user-action] The person pressed "book" on surface "flight-results" (component "book-1") in the
+ * // chat; they did not type this. Action context (JSON): {"flight":"BA123"}
+ */
+function actionText(action: UserActionData): string {
+  const component = action.sourceComponentId === undefined ? '' : ` (component ${JSON.stringify(action.sourceComponentId)})`;
+  return (
+    `[user-action] The person pressed ${JSON.stringify(action.name)} on surface ${JSON.stringify(action.surfaceId)}${component} ` +
+    `in the chat; they did not type this. Action context (JSON): ${JSON.stringify(action.context)}`
+  );
+}
+
+/** The model's text for one injection. */
+function injectionText(injection: Injection): string {
+  if (injection.kind === 'message') return injection.text;
+  const action = userActionOf(injection);
+  if (action !== undefined) return actionText(action);
+  return `[${injection.kind}] ${injection.text} ${JSON.stringify(injection.data ?? {})}`;
+}
+
+/** The user message that carries `injections`, one text block each, in order. */
+export function injectionMessage(injections: readonly Injection[]): ModelMessage {
+  return { role: 'user', content: injections.map((injection) => ({ type: 'text' as const, text: injectionText(injection) })) };
+}
+
+/**
+ * The `data` of an injection's `injection` entry in the session's event log: its id, kind and
+ * channel, and for a `user-action` the action (`name`, `surfaceId`, `sourceComponentId`, `context`,
+ * the context last, so a log that cuts long entries keeps the rest).
+ */
+export function injectionLogData(injection: Injection): Readonly<Record<string, unknown>> {
+  const base = { id: injection.id, kind: injection.kind, channel: injection.channel };
+  const action = userActionOf(injection);
+  if (action === undefined) return base;
+  const { name, surfaceId, sourceComponentId, context } = action;
+  return { ...base, action: { name, surfaceId, ...(sourceComponentId === undefined ? {} : { sourceComponentId }), context } };
+}
