@@ -12,7 +12,7 @@ import { createJsonPoster } from '../bench/http-post.ts';
 import { createWebEventStore, type StoredWebChatEvent, type WebEventStore } from '../channels/web/stream/event-store.ts';
 import { findFreePort } from '../src/runtime/redis/free-port.ts';
 import { readAnswers, type DeliveredAnswers } from './answers.ts';
-import { auditRun } from './audit.ts';
+import { auditRun, type LeftOver } from './audit.ts';
 import { openBrowsers } from './browsers.ts';
 import { scriptConversations, type ConversationScript } from './conversations.ts';
 import { scheduleFaults, strikeFaults } from './faults.ts';
@@ -77,9 +77,10 @@ export async function runChaos(plan: ChaosPlan, options: RunChaosOptions = {}): 
       }),
     ]);
     log(`${plan.name}: load done, ${load.accepted.length} accepted; draining`);
-    const { streams, answers } = await drain(store, scripts, load, Date.now() + plan.drainTimeoutMs);
+    const deadline = Date.now() + plan.drainTimeoutMs;
+    const { streams, answers } = await drain(store, scripts, load, deadline);
     const approvalIds = [...streams.values()].flatMap(approvalRequests);
-    const leftOver = await readLeftOver(reader, PREFIX, toolLog, approvalIds);
+    const leftOver = await settledLeftOver(() => readLeftOver(reader, PREFIX, toolLog, approvalIds), deadline);
     const figures = auditRun({ fsync: plan.fsync, scripts, load, answers, faults, leftOver, storm: model.counts(), modelCalls: model.calls() });
     const problems = problemsOf(figures, model.problems());
     if (problems.length === 0) await rm(runDir, { recursive: true, force: true });
@@ -92,6 +93,20 @@ export async function runChaos(plan: ChaosPlan, options: RunChaosOptions = {}): 
     reader.disconnect();
     await model.close();
     await redis.stop();
+  }
+}
+
+/**
+ * What is left once the turns that delivered the last answers have also finished: an answer
+ * reaches the stream before its turn settles and clears its record, so the leftovers are read
+ * again (every 500 ms) while turn records or unsettled turns remain, until `deadline`. A turn that
+ * never finishes is still there then, and counts as stuck.
+ */
+async function settledLeftOver(read: () => Promise<LeftOver>, deadline: number): Promise<LeftOver> {
+  for (;;) {
+    const leftOver = await read();
+    if ((leftOver.turnRecords === 0 && leftOver.turnsUnsettledInLog === 0) || Date.now() > deadline) return leftOver;
+    await sleep(500);
   }
 }
 
