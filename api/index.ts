@@ -29,6 +29,7 @@ export type {
   ToolInputSchema,
   ToolRouting,
   ToolScope,
+  UntrustedTurns,
 } from '../src/protocol/tools/tool-definition.ts';
 export type { JsonObject, MergeStrategy, Part, PartMetadata } from '../src/protocol/parts/part.ts';
 export type { ApprovalRequest, ApprovalResponse } from '../src/protocol/parts/approval-parts.ts';

@@ -1,8 +1,9 @@
 /**
  * The operator's view: `GET /admin` (an HTML page with queue depths, turns in progress, deliveries
- * that failed for good, and pending, decided and expired approvals with their audit trails),
- * `GET /admin/api/approvals?status=`, `GET /admin/api/approvals/:id` and
- * `GET /admin/api/deliveries/failed?channel=&limit=` (JSON). With an admin token every request
+ * that failed for good, model spending against the budgets, and pending, decided and expired
+ * approvals with their audit trails), `GET /admin/api/approvals?status=`,
+ * `GET /admin/api/approvals/:id`, `GET /admin/api/deliveries/failed?channel=&limit=` and
+ * `GET /admin/api/budgets` (JSON). With an admin token every request
  * needs `Authorization: Bearer <token>`; without one only loopback clients are served.
  */
 
@@ -14,6 +15,7 @@ import type { ApprovalAuditEntry, ApprovalRecord, ApprovalStatus, ApprovalStore,
 import { authorize } from '../src/runtime/http/operator-access.ts';
 import { sendJson, type Route } from '../src/runtime/http/router.ts';
 import { sendHtmlPage, serverPagePolicy } from '../src/runtime/http/security-headers.ts';
+import { renderBudgets, type BudgetsSnapshot } from './budgets-page.ts';
 
 /** What the operator page shows besides approvals: queue depths and sessions with a turn in progress. */
 export interface OperationsSnapshot {
@@ -38,6 +40,14 @@ export interface AdminRoutesOptions {
    */
   readonly failures?: (query: FailedDeliveriesQuery) => Promise<readonly FailedDelivery[]>;
   readonly approvals: ApprovalStore;
+  /**
+   * The deployment's model spending against its budgets and today's top spenders (see
+   * `budgets-page.ts`). Without it the page has no budgets section and `GET /admin/api/budgets`
+   * answers 404.
+   */
+  readonly budgets?: () => Promise<BudgetsSnapshot>;
+  /** More sections of the page, as HTML (escaped by their maker), e.g. the senders' (`sender-admin-routes.ts`). Default none. */
+  readonly extraSections?: () => Promise<string>;
   /** Bearer token of the operator pages; `undefined`: loopback clients only. */
   readonly adminToken: string | undefined;
   /** `TRUST_PROXY`: proxies whose `X-Forwarded-For` decides who is a loopback client. Default none. */
@@ -174,6 +184,8 @@ async function renderPage(options: AdminRoutesOptions): Promise<string> {
 <html lang="en"><head><meta charset="utf-8"><title>switchboard: operations</title><style>${STYLE}</style></head>
 <body>${renderOperations(operations === undefined ? undefined : await operations())}
 ${renderFailures(failures === undefined ? undefined : await failures({ limit: LIST_LIMIT }))}
+${renderBudgets(options.budgets === undefined ? undefined : await options.budgets())}
+${options.extraSections === undefined ? '' : await options.extraSections()}
 <h1>Approvals</h1>
 ${rendered.join('\n')}
 </body></html>`;
@@ -187,7 +199,9 @@ const PAGE_POLICY = serverPagePolicy({ inlineStyle: STYLE });
  * - `GET /admin/api/approvals?status=pending|granted|denied|expired`: `{ approvals: ApprovalRecord[] }`;
  * - `GET /admin/api/approvals/:id`: `{ approval: ApprovalRecord, audit: ApprovalAuditEntry[] }`, 404 when unknown;
  * - `GET /admin/api/deliveries/failed?channel=&limit=`: `{ failures: (FailedDelivery & { description })[] }`,
- *   newest first, at most `limit` (1 to 100, default 100); 404 when `options.failures` is not given.
+ *   newest first, at most `limit` (1 to 100, default 100); 404 when `options.failures` is not given;
+ * - `GET /admin/api/budgets`: a `BudgetsSnapshot` (the deployment's spending of today and this month
+ *   against its limits, today's top senders and conversations); 404 when `options.budgets` is not given.
  *
  * @example
  * const routes = [...createAdminRoutes({ approvals: store, adminToken: env.adminToken }), ...otherRoutes];
@@ -252,6 +266,19 @@ export function createAdminRoutes(options: AdminRoutesOptions): Route[] {
         const failures = await options.failures(channel === null ? { limit } : { channel, limit });
         res.setHeader('cache-control', 'no-store');
         sendJson(res, 200, { failures: failures.map((failure) => ({ ...failure, description: describeDeliveryFailure(failure) })) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/admin/api/budgets',
+      async handler({ req, res }) {
+        if (!authorize(req, res, options)) return;
+        if (options.budgets === undefined) {
+          sendJson(res, 404, { error: { code: 'http.not_found', message: 'Budgets are not available in this process.' } });
+          return;
+        }
+        res.setHeader('cache-control', 'no-store');
+        sendJson(res, 200, await options.budgets());
       },
     },
   ];

@@ -24,7 +24,7 @@ import { signArtifactUrl } from '../src/runtime/artifacts/artifact-urls.ts';
 import { createRedisArtifactStore } from '../src/runtime/artifacts/redis-artifact-store.ts';
 import { keptSecret } from '../channels/kit/kept-secret.ts';
 import { createEventLog } from '../src/runtime/session/event-log.ts';
-import { createInboundIntake } from '../channels/kit/inbound-intake.ts';
+import { acceptIntoMailbox, createInboundIntake } from '../channels/kit/inbound-intake.ts';
 import { createSessionStore } from '../src/runtime/session/session-store.ts';
 import { sessionIdOf } from '../src/runtime/session/session-id.ts';
 import { createRedisClient, serviceRedisOptions } from '../src/runtime/redis/redis-client.ts';
@@ -38,6 +38,7 @@ import { registerPeerTools } from '../channels/a2a/ask-peer.ts';
 import { wireChannels, type WiredChannels } from './channel-wiring.ts';
 import { createAppScheduler, enabledChannelIds, registerNotify } from './proactive-wiring.ts';
 import { createSingletonRunner } from './singleton-runner.ts';
+import { wireSenders } from './sender-wiring.ts';
 import { createMetrics } from './metrics.ts';
 import { modelFromEnv } from './model-from-env.ts';
 import type { ServiceCore } from './service-core.ts';
@@ -138,12 +139,14 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   const turnQueue = createTurnQueue({ connection, prefix });
   closers.add(CLOSE_ORDER.turns, () => turnQueue.close());
   const sessions = createSessionStore({ redis, prefix });
-  const intake = createInboundIntake({
+  const intakeOptions = {
     sessions,
-    scheduleTurn: (sessionId, key) => turnQueue.schedule(sessionId, key),
+    scheduleTurn: (sessionId: string, key: string) => turnQueue.schedule(sessionId, key),
     decisions: inboundQueue,
-    textRepliesDecide: (channel) => late.channels?.adaptors.get(channel)?.approvals.textReplies === true,
-  });
+    textRepliesDecide: (channel: string) => late.channels?.adaptors.get(channel)?.approvals.textReplies === true,
+  };
+  // Schedules and the service itself enqueue here; what channels take in goes through channelIntake.
+  const intake = createInboundIntake(intakeOptions);
   const approvals = createApprovalStore({ redis, prefix });
   const eventLog = createEventLog({
     redis,
@@ -151,6 +154,14 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
     ...(options.eventLogArchive === undefined ? {} : { archive: options.eventLogArchive }),
     onArchiveError: (error) => { logger.warn({ err: error }, 'event log archive failed'); },
   });
+  const senders = wireSenders({
+    app, env, redis, prefix, metrics, eventLog, logger,
+    accept: (injection) => acceptIntoMailbox(intakeOptions, injection),
+    channels: () => late.channels,
+    ...(options.senderStore === undefined ? {} : { store: options.senderStore }),
+  });
+  // Who may write is decided here, before a message costs a turn (see service/sender-wiring.ts).
+  const channelIntake = createInboundIntake({ ...intakeOptions, senders: senders.gate });
   const artifacts = createRedisArtifactStore({ redis, prefix });
   const artifactSecret = await keptSecret({ redis, prefix, purpose: ARTIFACT_SECRET_PURPOSE });
   const approvalRuntime = createApprovalRuntime({ store: approvals, turnQueue, connection, prefix, logger });
@@ -168,7 +179,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
       clock: () => new Date(),
       modelStatus: () => modelStatus,
       enqueue: async (injection) => {
-        const result = await intake.enqueue(injection);
+        const result = await channelIntake.enqueue(injection);
         metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
         return result;
       },
@@ -210,6 +221,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
     artifactSecret,
     channels,
     scheduler,
+    senders,
   };
   closers.add(CLOSE_ORDER.queueStats, () => core.queueStats.close());
   const web = role === 'worker' ? undefined : await startWebRole(core);

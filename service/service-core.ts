@@ -22,6 +22,7 @@ import type { SessionStore } from '../src/runtime/session/session-store.ts';
 import type { ApprovalRuntime } from './approval-runtime.ts';
 import type { WiredChannels } from './channel-wiring.ts';
 import type { Metrics } from './metrics.ts';
+import type { SenderWiring } from './sender-wiring.ts';
 import type { ServiceOptions } from './service-options.ts';
 
 /** The shared objects of one process. */
@@ -54,4 +55,6 @@ export interface ServiceCore {
   readonly channels: WiredChannels;
   /** The app's `schedules:`; its worker runs in worker roles. */
   readonly scheduler: Scheduler;
+  /** Who may write on each channel: the policies, the store of approved senders and pairing codes. */
+  readonly senders: SenderWiring;
 }

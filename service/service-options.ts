@@ -7,6 +7,7 @@ import type { ChannelModule } from '../channels/channel.ts';
 import type { SwitchboardEnv } from '../src/config/env-types.ts';
 import type { HttpServerLimits } from '../src/runtime/http/http-server.ts';
 import type { ModelClient } from '../src/runtime/model/model-types.ts';
+import type { SenderStoreOptions } from '../src/runtime/senders/sender-store.ts';
 import type { EventLogArchive } from '../src/runtime/session/event-log.ts';
 
 /** Which parts of switchboard a process runs. */
@@ -44,6 +45,11 @@ export interface ServiceOptions {
   readonly jobLockDurationMs?: number;
   /** Overrides every tool's approval expiry, in ms (tests, demos). Default: per tool from switchboard.yaml. */
   readonly approvalTtlMs?: number;
+  /**
+   * Overrides of the sender store's limits (pairing code lifetime, codes per sender a day, held
+   * messages, wrong codes per approver), for tests and demos. Default: those of `sender-store.ts`.
+   */
+  readonly senderStore?: Omit<SenderStoreOptions, 'redis' | 'prefix'>;
   /** How long a `delegated` turn waits for its peer, in ms. Default 10 minutes. */
   readonly delegationTimeoutMs?: number;
   /** The tenant of every conversation. Default `default`. */

@@ -11,7 +11,9 @@ import { createArtifactRoutes } from '../src/runtime/artifacts/artifact-urls.ts'
 import { createDeliveryFailures } from '../queues/delivery-failures.ts';
 import { createInviteRoute } from '../channels/web/identity/invite-route.ts';
 import { createAdminRoutes } from './admin-routes.ts';
+import { budgetsSnapshot } from './budget-wiring.ts';
 import { createOpsRoutes } from './ops-routes.ts';
+import { createSenderAdminRoutes, renderSendersSection } from './sender-admin-routes.ts';
 import type { ServiceCore } from './service-core.ts';
 
 function adminRoutes(core: ServiceCore): Route[] {
@@ -22,8 +24,12 @@ function adminRoutes(core: ServiceCore): Route[] {
     people: core.app.people,
     authorize: (req, res) => authorize(req, res, { adminToken: env.adminToken, trustProxy: env.trustProxy }),
   });
-  return [invites, ...createAdminRoutes({
+  const budgets = budgetsSnapshot(core);
+  const senders = createSenderAdminRoutes({ senders: core.senders, adminToken: env.adminToken, trustProxy: env.trustProxy });
+  return [invites, ...senders, ...createAdminRoutes({
     approvals: core.approvals,
+    extraSections: () => renderSendersSection(core.senders),
+    ...(budgets === undefined ? {} : { budgets }),
     failures: (query) => failures.list(query),
     adminToken: env.adminToken,
     trustProxy: env.trustProxy,

@@ -23,6 +23,7 @@ import { createToolRouter } from '../src/runtime/router/tool-router.ts';
 import { createBufferedEventLog } from '../src/runtime/session/buffered-event-log.ts';
 import type { EventLog } from '../src/runtime/session/event-log.ts';
 import { announceApproval } from './approval-announcements.ts';
+import { turnBudgets } from './budget-wiring.ts';
 import { createInboundApprovals } from './inbound-approvals.ts';
 import { acceptIntoMailbox } from '../channels/kit/inbound-intake.ts';
 import type { ServiceCore } from './service-core.ts';
@@ -60,6 +61,7 @@ function approvalGate(core: ServiceCore): ApprovalGate {
 
 function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGate): TurnRunnerDeps {
   const { app, options, partTypes, turnStates, turnQueue, channels } = core;
+  const budgets = turnBudgets(core);
   return {
     model: core.metrics.wrapModel(logModelFailures(core.model, { endpoint: core.env.anthropic.baseUrl, warn: (fields, message) => { core.logger.warn(fields, message); } })),
     actors: core.actors,
@@ -77,6 +79,7 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
     output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createAppSurfaceRegistry({ app, tools: core.registry }), log, translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: core.app.config.models?.llmContext ?? DEFAULT_TRANSLATOR_MODEL })) }) }),
     router: createToolRouter(),
     approvals,
+    ...(budgets === undefined ? {} : { budgets }),
   };
 }
 

@@ -133,7 +133,7 @@ export function askPeerResult(peer: Pick<AskablePeer, 'id' | 'name'>, outcome: P
 }
 
 /**
- * Creates the `ask_<id>` tool of `peer` (generalist, routed), ready for `ToolRegistry.register`.
+ * Creates the `ask_<id>` tool of `peer` (generalist, routed, `readsUntrusted`), ready for `ToolRegistry.register`.
  * The handler marks the turn delegated for `timeoutSeconds`, streams the peer's answer (passing
  * its progress on) and returns an {@link AskPeerResult}; a timeout, a refused token, a peer that
  * is down or a task that failed throws `SwitchboardError` `peer.failed`, which the model reads.
@@ -149,6 +149,8 @@ export function askPeerTool(peer: AskablePeer, options: PeerClientOptions = {}):
     scope: 'generalist',
     routing: 'routed',
     tags: ['peer', 'a2a'],
+    // A peer's answer is outside content: the model reads it as data, and the turn is tainted.
+    readsUntrusted: true,
     inputSchema: {
       type: 'object',
       additionalProperties: false,

@@ -4,6 +4,7 @@
  */
 import type { Message } from '@a2a-js/sdk';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
+import { outsideContent } from '../../src/runtime/content-trust.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { messageText } from './a2a-parts.ts';
 
@@ -27,7 +28,9 @@ export const MAX_PEER_TEXT_CHARS = 100_000;
 /**
  * The injection of a peer's message: id `a2a:<peer>:<messageId>` (a peer's retry of the same
  * message is dropped at enqueue), conversation `<peer>:<contextId>` (peers never share one), the
- * peer as a verified sender (its bearer token), and the reply going to the task.
+ * peer as a verified sender (its bearer token), and the reply going to the task. Its content is
+ * outside content (`peer`, or `webhook` for `POST /api/turns`), never trusted: a peer's words are
+ * data for the model, not instructions.
  *
  * @throws SwitchboardError `channel.invalid` for a message without text or data, or over
  *   {@link MAX_PEER_TEXT_CHARS}.
@@ -47,6 +50,7 @@ export function normalisePeerMessage(input: PeerMessage, tenantId: string): Inje
     conversationKey: `${peer.id}:${contextId}`,
     sender: { id: `peer:${peer.id}`, displayName: peer.name, verified: true, basis: `bearer token of peer ${peer.id}`, agent: true },
     text,
+    content: outsideContent(input.transport === 'webhook' ? 'webhook' : 'peer'),
     data: { origin: 'peer', peerId: peer.id, taskId, contextId, messageId: message.messageId, transport: input.transport },
     ...(peer.actor === undefined ? {} : { actor: peer.actor }),
     replyTo: { channel: 'a2a', address: contextId, thread: { taskId, peerId: peer.id } },

@@ -19,6 +19,15 @@ const event = {
 };
 
 describe('normaliseEmailEvent', () => {
+  it('trusts a mail body only when the sender is verified and a known person', () => {
+    const ada = { id: 'ada', name: 'Ada Lovelace', addresses: { web: [], email: ['ada@example.com'], sms: [], whatsapp: [], slack: [] }, roles: [] };
+    const known = { ...options, people: [ada] };
+    expect(normaliseEmailEvent(event, known)?.content).toEqual({ source: 'email-body', trusted: true });
+    expect(normaliseEmailEvent({ ...event, verified: false, basis: 'DKIM fail' }, known)?.content).toEqual({ source: 'email-body', trusted: false });
+    // Verified, but nobody the app knows: outside content.
+    expect(normaliseEmailEvent(event, options)?.content).toEqual({ source: 'email-body', trusted: false });
+  });
+
   it('carries an approval reply\'s own fields only', () => {
     const approval = JSON.parse('{"approvalId":"a1","decision":"granted","__proto__":{"polluted":1}}') as unknown;
     expect(normaliseEmailEvent({ ...event, approval }, options)).toMatchObject({ kind: 'approval-response', data: { approvalId: 'a1', decision: 'granted' } });

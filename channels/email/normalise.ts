@@ -6,7 +6,8 @@
  */
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
-import type { Destination, Injection } from '../../src/runtime/injection.ts';
+import { mailBodyContent } from '../../src/runtime/content-trust.ts';
+import type { Destination, Injection, Sender } from '../../src/runtime/injection.ts';
 import { isAttachmentList, isIsoDateTime, isNonEmptyString, isOptionalString, uncheckedFields } from '../kit/event-checks.ts';
 import type { ApprovalReplyFacts, EmailEvent } from './email-event.ts';
 
@@ -65,7 +66,8 @@ function approvalData(approval: ApprovalReplyFacts | undefined): Readonly<Record
 }
 
 /**
- * Normalises one mail; `undefined` for the bot's own mail.
+ * Normalises one mail; `undefined` for the bot's own mail. Its content is `email-body`, trusted
+ * only when the sender is verified (DKIM/DMARC) and a known person (see `content-trust.ts`).
  *
  * @throws SwitchboardError `channel.invalid` for anything that is not an {@link EmailEvent}, every
  *   field checked (an approval reply is one of its two shapes, `receivedAt` an ISO 8601 date-time).
@@ -76,20 +78,22 @@ export function normaliseEmailEvent(event: unknown, options: EmailNormaliseOptio
   const person = options.people.find((candidate) => candidate.addresses.email.includes(event.from));
   const displayName = person?.name ?? event.fromName;
   const data = approvalData(event.approval);
+  const sender: Sender = {
+    id: event.from,
+    verified: event.verified,
+    basis: event.basis,
+    ...(person === undefined ? {} : { personId: person.id }),
+    ...(displayName === undefined ? {} : { displayName }),
+  };
   return {
     id: `email:${event.uidValidity}-${event.uid}`,
     kind: data === undefined ? 'message' : 'approval-response',
     channel: 'email',
     tenantId: options.tenantId,
     conversationKey: event.conversationKey,
-    sender: {
-      id: event.from,
-      verified: event.verified,
-      basis: event.basis,
-      ...(person === undefined ? {} : { personId: person.id }),
-      ...(displayName === undefined ? {} : { displayName }),
-    },
+    sender,
     text: event.text,
+    content: mailBodyContent(sender),
     ...(data === undefined ? {} : { data }),
     replyTo: replyTo(event),
     receivedAt: event.receivedAt,

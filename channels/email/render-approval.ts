@@ -45,7 +45,7 @@ function labelled(label: string, value: string): PhrasingContent[] {
 }
 
 /**
- * The request mail: what the call does, its arguments, who asked, the code, the expiry, and how to
+ * The request mail: what the call does, its arguments, why it is asked (when the record says), who asked, the code, the expiry, and how to
  * decide by replying, or, with `mayDecide: false` (a requester who may not decide), whose approval
  * is awaited. The web chat's card is not mentioned: it is shown only in the web conversation that
  * asked, which no mail recipient can open.
@@ -62,6 +62,7 @@ export function requestContent(record: ApprovalRecord, options: DescribeOptions)
     headingNode(said.title, 2),
     paragraphNode(said.summary),
     ...(said.details.length === 0 ? [] : [linesNode(said.details.map((line) => labelled(line.label, line.value)))]),
+    ...(said.because === undefined ? [] : [paragraphNode(said.because)]),
     linesNode(facts),
     said.waitingFor === undefined
       ? paragraphNode(strongNode('Reply APPROVE to approve, or DENY to refuse.'), ` Put the word alone on the first line of your reply (the code ${said.shortCode} may follow it).`)

@@ -10,12 +10,16 @@
  * decide) never reaches an actor: it goes to the inbound queue, whose worker decides it and answers
  * the person. Decisions have no order to keep with messages, so that queue needs no lane either.
  *
+ * Before a message is stored, the sender policy (when given) decides whether its sender may write
+ * at all; decisions are routed first, so an approver's `APPROVE K7QX3M` is never held back by it.
+ *
  * Both paths drop a repeated injection id at this step. A repeat still asks for its session's turn,
  * so a first attempt that stored the message but failed before the turn was asked for (the caller
  * saw an error and redelivered) cannot strand it.
  */
 import { parseApprovalReply } from './approvals/parse-reply.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
+import type { SenderGate } from '../../src/runtime/senders/sender-gate.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import type { SessionStore } from '../../src/runtime/session/session-store.ts';
 
@@ -35,6 +39,11 @@ export interface InboundIntakeOptions {
   readonly decisions: { enqueue(injection: Injection): Promise<IntakeResult> };
   /** Whether text replies on `channel` can decide approvals (the channel's `approvals.textReplies`). */
   readonly textRepliesDecide: (channel: string) => boolean;
+  /**
+   * Who may write (`src/runtime/senders/sender-gate.ts`): asked about every message that is not a
+   * decision, before it is stored. Default: everyone may.
+   */
+  readonly senders?: Pick<SenderGate, 'admit'>;
 }
 
 /** The intake; see {@link createInboundIntake}. */
@@ -73,8 +82,13 @@ export async function acceptIntoMailbox(
  */
 export function createInboundIntake(options: InboundIntakeOptions): InboundIntake {
   return {
-    enqueue(injection) {
+    async enqueue(injection) {
       if (isDecision(injection, options.textRepliesDecide)) return options.decisions.enqueue(injection);
+      if (options.senders !== undefined) {
+        // A sender who may not write yet costs no turn: the gate holds, refuses or drops the message.
+        const admission = await options.senders.admit(injection);
+        if (!admission.admitted) return { duplicate: admission.duplicate };
+      }
       return acceptIntoMailbox(options, injection);
     },
   };

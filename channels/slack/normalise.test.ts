@@ -26,6 +26,11 @@ const message = {
 };
 
 describe('normaliseSlackEvent', () => {
+  it("takes a message for the user's own typed words and a click for a pressed control, both trusted (Slack verified the user)", () => {
+    expect(normaliseSlackEvent(message, options).content).toEqual({ source: 'typed', trusted: true });
+    expect(normaliseSlackEvent(click, options).content).toEqual({ source: 'ui-action', trusted: true });
+  });
+
   it('keys a click by the thread of the card it was on', () => {
     expect(normaliseSlackEvent(click, options)).toMatchObject({ conversationKey: 'T0ADA:C0ADA:1712345678.000100', replyTo: { thread: { threadTs: '1712345678.000100' } } });
   });

@@ -7,6 +7,7 @@
  */
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
+import { actionContent, typedContent } from '../../src/runtime/content-trust.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { isIsoDateTime, isNonEmptyString, isStringList, uncheckedFields, type UncheckedFields } from '../kit/event-checks.ts';
 import type { SlackEvent } from './slack-event.ts';
@@ -64,7 +65,8 @@ function sender(event: SlackEvent, people: readonly Person[]): Injection['sender
 }
 
 /**
- * Normalises one event.
+ * Normalises one event: a message's content is `typed`, a click's `ui-action` (trusted: Slack
+ * verified the user).
  *
  * @throws SwitchboardError `channel.invalid` for anything that is not a {@link SlackEvent}, every
  *   field checked (ids, `ts` values, notes, `receivedAt` an ISO 8601 date-time).
@@ -76,6 +78,7 @@ export function normaliseSlackEvent(event: unknown, options: SlackNormaliseOptio
     const threadTs = slack.threadTs ?? slack.messageTs;
     return {
       ...base,
+      content: actionContent(base.sender),
       id: `slack:action:${slack.teamId}:${slack.actionTs}:${slack.user}`,
       kind: 'approval-response',
       conversationKey: `${slack.teamId}:${slack.channel}:${threadTs}`,
@@ -92,6 +95,7 @@ export function normaliseSlackEvent(event: unknown, options: SlackNormaliseOptio
     kind: 'message',
     conversationKey: `${slack.teamId}:${slack.channel}:${threadTs}`,
     text: text === '' ? '(The message had no text.)' : text,
+    content: typedContent(base.sender),
     replyTo: { channel: 'slack', address: slack.channel, thread: { teamId: slack.teamId, threadTs } },
   };
 }

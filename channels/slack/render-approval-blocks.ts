@@ -50,7 +50,7 @@ function argumentFields(description: ApprovalDescription): string[] {
 
 /**
  * What the call is: header, sentence, the amount (on a line of its own unless the sentence says
- * it), argument fields. Shown before and after the decision.
+ * it), argument fields, why it is asked (when the record says). Shown before and after the decision.
  */
 export function describedBlocks(record: ApprovalRecord, description: ApprovalDescription): SlackBlock[] {
   const { amount: value, summary } = description;
@@ -60,6 +60,7 @@ export function describedBlocks(record: ApprovalRecord, description: ApprovalDes
     headerBlock(approvalTitle(record)),
     textSection(`${sectionText(summary)}${amount}`),
     ...(fields.length === 0 ? [] : [fieldsSection(fields)]),
+    ...(description.because === undefined ? [] : [contextLine(escapeSlack(description.because))]),
   ];
 }
 

@@ -49,6 +49,12 @@ describe('Slack approval card', () => {
     }
   });
 
+  it('says why it is asked when the record says (the turn read content from outside)', () => {
+    const payload = card({ ...RECORD, askedBecause: 'this turn read content from outside: email body' });
+    const contexts = blocksOf(payload).flatMap((block) => (block.type === 'context' ? block.elements : []));
+    expect(contexts).toContainEqual({ type: 'mrkdwn', text: 'Asked because this turn read content from outside: email body.' });
+  });
+
   it('shows a requester who may not decide whose approval is awaited instead of the buttons', () => {
     const payloads = render({ type: 'approval-request', record: RECORD, partId: 'turn-1.0', part: { metadata: { partType: 'approval-request' } }, mayDecide: false }, DEST);
     const [payload] = payloads;

@@ -15,6 +15,10 @@ const event = {
 };
 
 describe('normaliseSmsEvent', () => {
+  it("takes a text for the sender's own typed words", () => {
+    expect(normaliseSmsEvent(event, options).content).toEqual({ source: 'typed', trusted: true });
+  });
+
   it('lists the kept media and the notes under the text', () => {
     expect(normaliseSmsEvent(event, options).text).toBe(
       'Hello\n\n[attached: media-1.jpg, image/jpeg, 0.0 MB, artifact art-1]\n\n(The picture or file media-2.png could not be fetched.)',

@@ -7,7 +7,8 @@
  */
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
-import type { Injection } from '../../src/runtime/injection.ts';
+import { typedContent } from '../../src/runtime/content-trust.ts';
+import type { Injection, Sender } from '../../src/runtime/injection.ts';
 import { isAttachmentList, isIsoDateTime, isNonEmptyString, isStringList, uncheckedFields } from '../kit/event-checks.ts';
 import { attachedLine } from '../kit/kept-files.ts';
 import type { SmsEvent } from './sms-event.ts';
@@ -47,7 +48,8 @@ function textOf(event: SmsEvent): string {
 }
 
 /**
- * Normalises one inbound message.
+ * Normalises one inbound message, its content `typed` (trusted: the sender's own words, as far as
+ * caller ID tells who they are).
  *
  * @throws SwitchboardError `channel.invalid` for anything that is not an {@link SmsEvent}, every
  *   field checked (each attachment and note, `receivedAt` an ISO 8601 date-time).
@@ -55,19 +57,21 @@ function textOf(event: SmsEvent): string {
 export function normaliseSmsEvent(event: unknown, options: SmsNormaliseOptions): Injection {
   if (!isSmsEvent(event)) throw new SwitchboardError('channel.invalid', 'Not an SMS event.', { details: { channel: 'sms' } });
   const person = personOf(event.from, options.people);
+  const sender: Sender = {
+    id: event.from,
+    verified: true,
+    basis: `Twilio-signed webhook; caller ID ${event.from}`,
+    ...(person === undefined ? {} : { personId: person.id, displayName: person.name }),
+  };
   return {
     id: `sms:${event.idempotencyToken ?? event.messageSid}`,
     kind: 'message',
     channel: 'sms',
     tenantId: options.tenantId,
     conversationKey: event.from,
-    sender: {
-      id: event.from,
-      verified: true,
-      basis: `Twilio-signed webhook; caller ID ${event.from}`,
-      ...(person === undefined ? {} : { personId: person.id, displayName: person.name }),
-    },
+    sender,
     text: textOf(event),
+    content: typedContent(sender),
     replyTo: { channel: 'sms', address: event.from },
     receivedAt: event.receivedAt,
   };

@@ -102,6 +102,7 @@ describe('POST /api/chat/:conversationId/actions', () => {
         conversationKey: 'conv-1',
         sender: { id: `web:${target.browser.last?.identity ?? ''}`, verified: true },
         text: '[action] book',
+        content: { source: 'ui-action', trusted: true },
         data: { surfaceId: 'flight-results', sourceComponentId: 'book-ba123', name: 'book', context: { flight: 'BA123', seats: 2 } },
         replyTo: { channel: 'web', address: 'conv-1' },
         receivedAt: NOW.toISOString(),

@@ -88,6 +88,7 @@ describe('POST /api/chat/:conversationId/messages', () => {
         conversationKey: 'conv-1',
         sender: { id: `web:${browser.last?.identity ?? ''}`, verified: true },
         text: 'Find me a flight to Lisbon',
+        content: { source: 'typed', trusted: true },
         replyTo: { channel: 'web', address: 'conv-1' },
         receivedAt: NOW.toISOString(),
       },

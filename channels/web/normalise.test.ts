@@ -21,9 +21,15 @@ describe('normaliseWebMessage', () => {
       conversationKey: 'conv-1',
       sender: { id: 'web:b_abc', verified: true, displayName: 'Ada' },
       text: 'Find me a flight',
+      content: { source: 'typed', trusted: true },
       replyTo: { channel: 'web', address: 'conv-1' },
       receivedAt: '2026-03-01T12:00:00.000Z',
     });
+  });
+
+  it('does not trust the words of a sender the route could not verify', () => {
+    expect(normaliseWebMessage({ ...event, sender: { id: 'web:b_abc', verified: false } }).content).toEqual({ source: 'typed', trusted: false });
+    expect(normaliseWebAction({ ...actionEvent, sender: { id: 'web:b_abc', verified: false } }).content).toEqual({ source: 'ui-action', trusted: false });
   });
 
   // Counterexamples found by normalise.properties.test.ts: each became a malformed injection.
@@ -57,6 +63,7 @@ describe('normaliseWebAction', () => {
       conversationKey: 'conv-1',
       sender: { id: 'web:b_abc', verified: true },
       text: '[action] book',
+      content: { source: 'ui-action', trusted: true },
       data: { surfaceId: 'flight-results', sourceComponentId: 'book-ba123', name: 'book', context: { flight: 'BA123' } },
       replyTo: { channel: 'web', address: 'conv-1' },
       receivedAt: '2026-03-01T12:00:00.000Z',

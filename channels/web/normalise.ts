@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
+import { actionContent, typedContent } from '../../src/runtime/content-trust.ts';
 import type { Injection, Sender, UserActionData } from '../../src/runtime/injection.ts';
 import { isIsoDateTime, isNonEmptyString, isSender, uncheckedFields } from '../kit/event-checks.ts';
 import { isConversationId } from './conversation-id.ts';
@@ -54,7 +55,8 @@ function senderOf(sender: Sender): Sender {
 }
 
 /**
- * Turns a web chat message into an injection (`web:<conversationId>:<clientMessageId>`).
+ * Turns a web chat message into an injection (`web:<conversationId>:<clientMessageId>`), its
+ * content `typed` (trusted when the sender is verified, see `content-trust.ts`).
  *
  * @throws SwitchboardError `channel.invalid` when `event` is not a {@link WebMessageEvent} (every
  *   field checked: the conversation and message ids' alphabets, the sender's fields, `receivedAt`
@@ -72,6 +74,7 @@ export function normaliseWebMessage(event: unknown): Injection {
     conversationKey: event.conversationId,
     sender: senderOf(event.sender),
     text: event.text,
+    content: typedContent(event.sender),
     replyTo: { channel: 'web', address: event.conversationId },
     receivedAt: event.receivedAt,
   };
@@ -106,7 +109,7 @@ function isWebActionEvent(value: unknown): value is WebActionEvent {
 /**
  * Turns a web chat action into a `user-action` injection (`web:<conversationId>:action:<action id>`,
  * which no message id can be: those have no `:` after the conversation). Its `data` is the action's
- * {@link UserActionData}; its `text` the short line `[action] <name>`.
+ * {@link UserActionData}; its `text` the short line `[action] <name>`; its content `ui-action`.
  *
  * @throws SwitchboardError `channel.invalid` when `event` is not a {@link WebActionEvent} (every
  *   field checked, the action's by the rules of `web-action.ts`).
@@ -130,6 +133,7 @@ export function normaliseWebAction(event: unknown): Injection {
     conversationKey: event.conversationId,
     sender: senderOf(event.sender),
     text: `[action] ${action.name}`,
+    content: actionContent(event.sender),
     data: { ...data },
     replyTo: { channel: 'web', address: event.conversationId },
     receivedAt: event.receivedAt,

@@ -19,6 +19,7 @@ describe('normalising WhatsApp events', () => {
       conversationKey: GRACE,
       sender: { id: GRACE, verified: true, basis: `Meta-signed webhook; WhatsApp number ${GRACE}`, personId: 'grace', displayName: 'Grace Hopper' },
       text: 'Any flights to Corfu?',
+      content: { source: 'typed', trusted: true },
       replyTo: { channel: 'whatsapp', address: GRACE, thread: { quoteId: 'wamid.HBgMNDQ3NzAwOTAwMTIzFQIAEhgg' } },
       receivedAt: '2030-01-01T10:00:00.000Z',
     });
@@ -37,7 +38,7 @@ describe('normalising WhatsApp events', () => {
 
   it('turns a tap on an approval button into an approval response', () => {
     const tap: WhatsAppApprovalEvent = { type: 'whatsapp-approval', via: 'cloud', messageId: 'wamid.tap', from: GRACE, approvalId: 'Zx4bQ2tGd1sQ9cYk3mWvTa', decision: 'granted', argsHash: 'a'.repeat(64), receivedAt: '2030-01-01T10:00:00.000Z' };
-    expect(normaliseWhatsAppEvent(tap, options)).toMatchObject({ id: 'whatsapp:wamid.tap', kind: 'approval-response', text: 'Approve', data: { approvalId: 'Zx4bQ2tGd1sQ9cYk3mWvTa', decision: 'granted', argsHash: 'a'.repeat(64) } });
+    expect(normaliseWhatsAppEvent(tap, options)).toMatchObject({ id: 'whatsapp:wamid.tap', kind: 'approval-response', text: 'Approve', content: { source: 'ui-action', trusted: true }, data: { approvalId: 'Zx4bQ2tGd1sQ9cYk3mWvTa', decision: 'granted', argsHash: 'a'.repeat(64) } });
   });
 
   it('refuses what is not a WhatsApp event', () => {

@@ -7,6 +7,7 @@
  */
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import type { Person } from '../../src/runtime/app/app-types.ts';
+import { actionContent, typedContent } from '../../src/runtime/content-trust.ts';
 import type { Injection, Sender } from '../../src/runtime/injection.ts';
 import { isAttachmentList, isIsoDateTime, isNonEmptyString, isOptionalString, isStringList, uncheckedFields, type UncheckedFields } from '../kit/event-checks.ts';
 import { attachedLine } from '../kit/kept-files.ts';
@@ -78,6 +79,7 @@ function approvalInjection(event: WhatsAppApprovalEvent, base: Omit<Injection, '
     kind: 'approval-response',
     conversationKey: event.from,
     text: event.decision === 'granted' ? 'Approve' : 'Deny',
+    content: actionContent(base.sender),
     data: { approvalId: event.approvalId, decision: event.decision, ...(event.argsHash === undefined ? {} : { argsHash: event.argsHash }) },
     replyTo: { channel: 'whatsapp', address: event.from, thread: { quoteId: event.messageId } },
   };
@@ -85,7 +87,8 @@ function approvalInjection(event: WhatsAppApprovalEvent, base: Omit<Injection, '
 
 /**
  * Normalises one event. A message in a group is one conversation per group, answered in the group
- * quoting the message; a tap on an approval button is an `approval-response`.
+ * quoting the message; a tap on an approval button is an `approval-response`. A message's content
+ * is `typed`, a tap's `ui-action`.
  *
  * @throws SwitchboardError `channel.invalid` for anything that is not a {@link WhatsAppEvent}, every
  *   field checked (the group, each attachment and note, `receivedAt` an ISO 8601 date-time).
@@ -101,6 +104,7 @@ export function normaliseWhatsAppEvent(value: unknown, options: WhatsAppNormalis
     kind: 'message',
     conversationKey: event.group === undefined ? event.from : `group:${event.group.id}`,
     text: textOf(event),
+    content: typedContent(base.sender),
     replyTo: { channel: 'whatsapp', address: chat, thread: { quoteId: event.messageId } },
   };
 }

@@ -22,11 +22,18 @@ describe('switchboard doctor', () => {
       expect(text).toMatch(/^redis\s+OK\s+REDIS_URL \([^)]+:\d+\) answers, Redis \d/m);
       expect(text).toMatch(/^model\s+OK/m);
       expect(text).toMatch(/^channel web\s+OK/m);
+      expect(text).toMatch(/^senders web\s+OK\s+open: anyone may write$/m);
+      expect(text).not.toMatch(/^senders email/m);
       expect(text).toMatch(/^channel email\s+OFF\s+not configured \(IMAP_URL, SMTP_URL/m);
       expect(text).toContain('all checks passed');
     } finally {
       await fake.close();
     }
+  });
+
+  it("prints each enabled channel's sender policy: WhatsApp on a linked device defaults to the allowlist", async () => {
+    const { text } = await doctor({ WHATSAPP_MODE: 'web', CHROMIUM_PATH: '/nonexistent/chromium' });
+    expect(text).toMatch(/^senders whatsapp\s+OK\s+allowlist \(the channel's default\): known people, approved senders, 0 allow entries; others get no answer$/m);
   });
 
   it('fails, naming the variable, when no model endpoint is set', async () => {

@@ -3,7 +3,9 @@ import { CHANNEL_MODULES } from '../../channels/registry.ts';
 import type { SwitchboardEnv } from '../../src/config/env-types.ts';
 import type { Redis } from 'ioredis';
 import { isCluster, redisScanNodes } from '../../src/runtime/redis/redis-client.ts';
+import { describeSenderPolicy, type SenderPolicy } from '../../src/runtime/senders/sender-policy.ts';
 import { connectCliRedis, findCliRedis, type CliRedisTarget } from './cli-redis.ts';
+import { readSenderPolicies } from './read-senders.ts';
 
 /** One line of the doctor's table. */
 type Check = DoctorCheck;
@@ -69,11 +71,31 @@ async function checkModel(env: SwitchboardEnv): Promise<Check> {
 
 async function channelChecks(env: SwitchboardEnv, modules: readonly ChannelModule[]): Promise<Check[]> {
   const checks: Check[] = [];
+  const policies = await senderChecks(env);
   for (const module of modules) {
-    if (module.enabled(env)) checks.push(...(await module.doctor(env)));
+    if (module.enabled(env)) checks.push(...(await module.doctor(env)), ...policies(module.id));
     else checks.push({ name: `channel ${module.id}`, status: 'off', detail: `not configured (${module.envVariables.join(', ')})` });
   }
   return checks;
+}
+
+/** Who may write on each enabled channel (a line per channel), or why `switchboard.yaml` cannot say. */
+async function senderChecks(env: SwitchboardEnv): Promise<(channel: string) => Check[]> {
+  try {
+    const policies: Readonly<Record<string, SenderPolicy>> = await readSenderPolicies(env);
+    return (channel) => {
+      const policy = policies[channel];
+      return policy === undefined ? [] : [{ name: `senders ${channel}`, status: 'ok', detail: describeSenderPolicy(policy) }];
+    };
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split('\n').join(' ') : String(error);
+    let reported = false;
+    return () => {
+      if (reported) return [];
+      reported = true;
+      return [{ name: 'senders', status: 'fail', detail }];
+    };
+  }
 }
 
 /** Checks Redis, the model endpoint and every channel; prints a table; resolves to the exit code. */

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -13,6 +14,8 @@ import { connectCliRedis, findCliRedis } from './cli-redis.ts';
 import { runInviteCommand } from './invite-command.ts';
 import { readPeople } from './read-people.ts';
 import { runDoctor } from './doctor.ts';
+import { readSenderPolicies } from './read-senders.ts';
+import { runSendersCommand, sendersCommandDeps } from './senders-command.ts';
 import { runInitCommand } from './init-command.ts';
 import { runTestCommand } from './test-command.ts';
 
@@ -25,6 +28,12 @@ const USAGE = `usage:
   switchboard approvals list [--status S]     approvals, newest first (S: pending, granted, denied, expired)
   switchboard approvals show <id>             one approval and its audit trail
   switchboard invite <personId> [--minutes N] a one-time web sign-in link for a person of switchboard.yaml
+  switchboard senders list                    each channel's sender policy, pairing codes waiting, approved and blocked senders
+  switchboard senders approve <code>          let the sender of a pairing code in (their held messages are answered)
+  switchboard senders approve <channel> <address>
+                                              let a sender in without a code
+  switchboard senders revoke|block <channel> <address>
+                                              forget a sender's approval or block, or block a sender
   switchboard init <dir>                      a new app folder: one actor, one tool and its test, switchboard.yaml
   switchboard test [files...]                 an app's tests (*.test.ts) on Node's test runner, from its folder`;
 
@@ -63,6 +72,7 @@ export async function main(args: readonly string[], rawEnv: Readonly<Record<stri
     if (command === 'doctor') return await runDoctor(env, process.stdout);
     if (command === 'approvals') return await approvals(env, rest);
     if (command === 'invite') return await invite(env, rest);
+    if (command === 'senders') return await senders(env, rest);
     process.stderr.write(`${USAGE}\n`);
     return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   } catch (error) {
@@ -101,6 +111,24 @@ async function invite(env: SwitchboardEnv, args: readonly string[]): Promise<num
   try {
     return await runInviteCommand(args, { people, links: { redis, prefix: deploymentPrefix(target.url), publicUrl: env.publicUrl } }, process.stdout);
   } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * `switchboard senders …` against REDIS_URL, or the private Redis of the service running from this
+ * folder. An approval puts the held messages into their mailboxes and asks the turn queue for their
+ * turns; the running service's workers answer them.
+ */
+async function senders(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
+  const policies = await readSenderPolicies(env).catch(() => undefined);
+  const target = await findCliRedis(env.redis);
+  const redis = await connectCliRedis(target);
+  const deps = sendersCommandDeps({ redis, prefix: deploymentPrefix(target.url), approver: `cli ${userInfo().username}`, ...(policies === undefined ? {} : { policies }) });
+  try {
+    return await runSendersCommand(args, deps, process.stdout);
+  } finally {
+    await deps.close();
     redis.disconnect();
   }
 }

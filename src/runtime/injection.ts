@@ -50,6 +50,31 @@ export interface UserActionData {
   readonly context: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Where an injection's text came from:
+ * - `typed`: what the sender wrote in a chat (web, Slack, SMS, WhatsApp), or a custom channel's message;
+ * - `email-body`: the visible text of a mail (its quoted history and signatures stripped);
+ * - `email-quoted`: the quoted history of a mail;
+ * - `attachment`: what a file someone sent says;
+ * - `webhook`: a payload posted to one of the service's webhooks;
+ * - `peer`: a message from another agent;
+ * - `ui-action`: a control the person pressed (a surface's Button, an approval button);
+ * - `schedule`: a schedule's prompt, written by the operator in `switchboard.yaml`.
+ */
+export type ContentSource = 'typed' | 'email-body' | 'email-quoted' | 'attachment' | 'webhook' | 'peer' | 'ui-action' | 'schedule';
+
+/**
+ * Where an injection's text came from and how far it is trusted. `trusted: true` means the text
+ * is the request of the sender the turn answers, as the channel established them (a person's own
+ * words, never the operator's instructions; a schedule's prompt is the operator's own); `false`
+ * means content from outside, which the model reads as data, never as instructions (see
+ * `src/runtime/content-trust.ts` for the rules, and docs/approvals.md).
+ */
+export interface ContentProvenance {
+  readonly source: ContentSource;
+  readonly trusted: boolean;
+}
+
 /** One normalised inbound event. */
 export interface Injection {
   /**
@@ -68,6 +93,13 @@ export interface Injection {
    * short line for logs (e.g. `[action] book`).
    */
   readonly text: string;
+  /**
+   * Where `text` came from and whether it is trusted; set by the channel's normalise. Unset (a
+   * channel that does not say): `typed` (`ui-action` for a `user-action`, `peer` for an agent),
+   * trusted only when the sender is verified and not an agent (see `contentOf` in
+   * `src/runtime/content-trust.ts`).
+   */
+  readonly content?: ContentProvenance;
   /** Structured payload, e.g. an approval decision. */
   readonly data?: Readonly<Record<string, unknown>>;
   /** Where the answer goes. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useRedis } from '../support/redis.ts';
-import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
+import { part, reply, respond, scenarioScript, toolCall, unmarked } from '../support/scenario-model.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
 
 const TOKEN = 'caller-token-0123456789abcdef';
@@ -75,7 +75,9 @@ describe('delegation to a second switchboard over A2A', () => {
     const events = await concierge().settled('corfu-trip', 1, 30_000);
     const [result] = results;
     expect(result).toBeDefined();
-    const parsed = JSON.parse(result ?? '{}') as { state: string; text: string; peer: string; domainData?: { data: unknown } };
+    // The peer's answer is outside content: the model reads it marked as such.
+    expect(result).toMatch(/^<untrusted_content source="tool" tool="ask_flights">\n/);
+    const parsed = JSON.parse(unmarked(result ?? '{}')) as { state: string; text: string; peer: string; domainData?: { data: unknown } };
     expect(parsed).toMatchObject({ state: 'completed', peer: 'flights', text: 'BA2043 is the only direct flight; it leaves at 08:45.' });
     expect(parsed.domainData?.data).toEqual({ flights: [{ flightNumber: 'BA2043' }] });
     expect(events.some(({ event }) => event.type === 'turn' && event.turnState === 'delegated')).toBe(true);
@@ -99,13 +101,13 @@ describe('delegation to a second switchboard over A2A', () => {
       trip: [
         () => reply(toolCall('ask_flights', { text: 'Flights to Corfu #fclarify' })),
         (call) => {
-          open = JSON.parse(call.toolResults[0]?.content ?? '{}') as { contextId: string; taskId: string; question: string };
+          open = JSON.parse(unmarked(call.toolResults[0]?.content ?? '{}')) as { contextId: string; taskId: string; question: string };
           return reply(respond([part('clarify', open.question)], 'clarifying'));
         },
       ],
       trip2: [
         () => reply(toolCall('ask_flights', { text: 'Gatwick #fclarify', contextId: open?.contextId, taskId: open?.taskId })),
-        (call) => reply(respond([part('response', (JSON.parse(call.toolResults[0]?.content ?? '{}') as { text: string }).text)], 'complete')),
+        (call) => reply(respond([part('response', (JSON.parse(unmarked(call.toolResults[0]?.content ?? '{}')) as { text: string }).text)], 'complete')),
       ],
     }));
     await concierge().post('corfu-ask', 'A flight to Corfu please #trip');

@@ -34,7 +34,9 @@ import { closeRedis } from '../../queues/redis-connections.ts';
 import { createSessionLock, sessionLockKey } from '../../queues/session-lock.ts';
 import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
 import { createRedisArtifactStore } from '../../src/runtime/artifacts/redis-artifact-store.ts';
+import { createBudgetStore } from '../../src/runtime/budgets/budget-store.ts';
 import { createRedisClient, duplicateRedis } from '../../src/runtime/redis/redis-client.ts';
+import { createSenderStore } from '../../src/runtime/senders/sender-store.ts';
 import { createSessionStore } from '../../src/runtime/session/session-store.ts';
 import type { TurnRecord } from '../../src/runtime/session/turn-record.ts';
 import { describeOnCluster, keysWithSlots, uniqueClusterPrefix } from '../support/redis-cluster.ts';
@@ -60,6 +62,8 @@ const COVERED_SCRIPT_FILES = [
   'queues/destination-rate-limit.ts',
   'queues/session-lock.ts',
   'src/runtime/approvals/approval-scripts.ts',
+  'src/runtime/budgets/budget-store.ts',
+  'src/runtime/senders/sender-scripts.ts',
   'src/runtime/session/session-store.ts',
 ];
 
@@ -292,6 +296,32 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     const rate = createPeerRate({ redis, prefix, max: 1 });
     expect(await rate.retryAfterSeconds('peer-a')).toBeUndefined();
     expect(await rate.retryAfterSeconds('peer-a')).toBeGreaterThan(0);
+    await expectOneSlot();
+  });
+
+  it('budgets: count a model call in every scope and check them with a turn rate', async () => {
+    const budgets = createBudgetStore({ redis, prefix });
+    const scopes = [
+      { scope: 'sender' as const, id: 'web:b_1', limits: { callsPerDay: 1 } },
+      { scope: 'conversation' as const, id: 's-1', limits: {} },
+      { scope: 'deployment' as const, id: 'all', limits: {} },
+    ];
+    const rate = { senderId: 'web:b_1', turnId: 't-1', maxTurns: 5, windowMs: 60_000 };
+    expect(await budgets.admit(scopes, rate, Date.now())).toEqual({ ok: true });
+    await budgets.record(scopes, { tokens: 400, calls: 1 }, Date.now());
+    expect(await budgets.admit(scopes, { ...rate, turnId: 't-2' }, Date.now())).toMatchObject({ ok: false, scope: 'sender' });
+    await expectOneSlot();
+  });
+
+  it('senders: hold a stranger with a pairing code, approve it, refuse and block', async () => {
+    const senders = createSenderStore({ redis, prefix });
+    const stranger = { ...sampleInjection('sms:pair-1'), channel: 'sms', sender: { id: '+15550100001', verified: true } };
+    const issued = await senders.admit({ mode: 'pairing', listed: false, refusal: 'daily', injection: stranger });
+    expect(issued.outcome).toBe('pairing-code-sent');
+    expect(await senders.approve('AAAA-AAAA', 'cluster test')).toMatchObject({ status: 'unknown' });
+    expect(await senders.approve(issued.outcome === 'pairing-code-sent' ? issued.code : '', 'cluster test')).toMatchObject({ status: 'approved' });
+    expect(await senders.admit({ mode: 'allowlist', listed: false, refusal: 'daily', injection: { ...stranger, id: 'sms:pair-2', sender: { id: '+15550100002', verified: true } } })).toEqual({ outcome: 'refused', notify: true });
+    expect(await senders.block('sms', '+15550100001', 'cluster test')).toBe(1);
     await expectOneSlot();
   });
 

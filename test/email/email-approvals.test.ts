@@ -5,7 +5,9 @@
  * decide: a denial, a non-approver, a broken DKIM signature, an expired approval, a reply without a
  * decision word.
  */
-import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openExampleApp } from '../support/open-example-app.ts';
 import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
 import { createEventLog } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
@@ -18,8 +20,11 @@ const ADA = 'ada@example.com';
 const booking = { flightNumber: 'MW 304', date: '2026-12-18', passengers: [{ fullName: 'Ada Lovelace' }], totalCost: 118, currency: 'GBP' };
 
 const redisUrl = useRedis();
+// Mail comes from people the example app does not know: this copy of it lets anyone write by email.
+const appDir = openExampleApp('switchboard-email-approvals-', ['email']);
+afterAll(() => { rmSync(appDir, { recursive: true, force: true }); });
 const sb = useEmailSwitchboard({
-  appDir: process.cwd(),
+  appDir,
   redisUrl,
   script: scenarioScript({
     hello: [() => reply(respond([part('response', 'Happy to help with **flights** to Paris.')], 'complete'))],

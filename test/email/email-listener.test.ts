@@ -11,20 +11,21 @@ import { writeApp } from '../../src/runtime/app/app-test-fixtures.ts';
 import type { FakeScript } from '../fakes/fake-anthropic-types.ts';
 import { resetMailbox } from '../support/imap-mail.ts';
 import { useRedis } from '../support/redis.ts';
-import { lastUserText, part, reply, respond } from '../support/scenario-model.ts';
+import { lastUserText, part, reply, respond, unmarked } from '../support/scenario-model.ts';
 import type { RecordedMail } from '../support/smtp-recorder.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { BOT, useEmailSwitchboard } from './email-harness.ts';
 
 const appDir = writeApp({
-  'switchboard.yaml': 'app: echo\nentryActor: main\n',
+  // Mail comes from addresses nobody configured: anyone may write by email here (its default is pairing).
+  'switchboard.yaml': 'app: echo\nentryActor: main\nchannels:\n  email:\n    senders: open\n',
   'actors/main.yaml': 'name: main\nsystem: Echo what you are told.\ntools: []\n',
 });
 
 /** The newest user text of a request. */
-/** Answers `Got: <first line>`; sends back an attachment the person sent (`artifact <id>` in the text). */
+/** Answers `Got: <first line>` (of the mail, inside its marks of outside content); sends back an attachment the person sent (`artifact <id>` in the text). */
 const echo: FakeScript = (request) => {
-  const text = lastUserText(request);
+  const text = unmarked(lastUserText(request));
   const artifact = /\[attached: ([^,]+), ([^,]+), [^,]+, artifact ([A-Za-z0-9_-]{22})\]/.exec(text);
   const parts = [part('response', `Got: ${text.split('\n')[0] ?? ''}`)];
   if (artifact !== null) parts.push({ data: { artifactId: artifact[3] ?? '', name: `copy of ${artifact[1] ?? ''}`, mimeType: artifact[2] ?? '' }, metadata: { partType: 'artifact' } });
@@ -48,7 +49,7 @@ async function drain(from: string): Promise<void> {
   await answered([messageId], 'the marker mail');
 }
 
-const modelTexts = (): string[] => sb().fake.messageRequests.map(lastUserText);
+const modelTexts = (): string[] => sb().fake.messageRequests.map((request) => unmarked(lastUserText(request)));
 
 describe('the email listener', () => {
   it('picks up new mail through IDLE and answers it in its thread', async () => {

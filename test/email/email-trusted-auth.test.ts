@@ -7,7 +7,9 @@
  * from another authserv-id (`evil.test; dmarc=pass`) counts for nothing. Each refusal is answered
  * by mail, written to the audit trail with the reason, and leaves the approval pending.
  */
-import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openExampleApp } from '../support/open-example-app.ts';
 import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
 import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
@@ -18,8 +20,11 @@ const TRUSTED = 'mx.example.com';
 const booking = { flightNumber: 'MW 304', date: '2026-12-18', passengers: [{ fullName: 'Ada Lovelace' }], totalCost: 118, currency: 'GBP' };
 
 const redisUrl = useRedis();
+// Mail comes from people the example app does not know: this copy of it lets anyone write by email.
+const appDir = openExampleApp('switchboard-email-trusted-', ['email']);
+afterAll(() => { rmSync(appDir, { recursive: true, force: true }); });
 const sb = useEmailSwitchboard({
-  appDir: process.cwd(),
+  appDir,
   redisUrl,
   env: { EMAIL_TRUSTED_AUTHSERV_ID: TRUSTED },
   script: scenarioScript({

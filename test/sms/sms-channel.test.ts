@@ -24,6 +24,8 @@ import { useRedis, uniquePrefix } from '../support/redis.ts';
 import { lastUserText, part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { Redis } from 'ioredis';
+import { rmSync } from 'node:fs';
+import { openExampleApp } from '../support/open-example-app.ts';
 
 const ACCOUNT = `AC${'2'.repeat(32)}`;
 const TOKEN = 'sms-test-auth-token';
@@ -32,6 +34,8 @@ const PUBLIC_URL = 'https://bot.example.com';
 const flight = (flightNumber: string, totalCost: number) => ({ flightNumber, date: '2026-12-18', passengers: [{ fullName: 'Ada Lovelace' }], totalCost, currency: 'GBP' });
 
 const redisUrl = useRedis();
+// Strangers text this bot: the copy of the example app lets anyone write on SMS (its default is pairing).
+const appDir = openExampleApp('switchboard-sms-', ['sms']);
 const prefix = uniquePrefix('sms');
 let fake: FakeAnthropic;
 let twilio: FakeTwilio;
@@ -60,7 +64,7 @@ beforeAll(async () => {
   const env = loadEnv({
     ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, LOG_LEVEL: 'silent', PUBLIC_URL,
     TWILIO_ACCOUNT_SID: ACCOUNT, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_SMS_FROM: BOT, TWILIO_API_URL: twilio.url,
-  }, { appDir: process.cwd() });
+  }, { appDir });
   service = await startService({ env, role: 'all', redisUrl: redisUrl(), logger: pino({ level: 'silent' }), prefix, port: 0, sessionLockTtlMs: 5000, jobLockDurationMs: 5000, channels: [webChannel, smsChannel] });
 });
 
@@ -69,6 +73,7 @@ afterAll(async () => {
   await redis.quit();
   await twilio.close();
   await fake.close();
+  rmSync(appDir, { recursive: true, force: true });
 });
 
 let counter = 0;

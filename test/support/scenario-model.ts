@@ -90,6 +90,14 @@ export function reply(...content: FakeContentBlock[]): FakeMessageReply {
   return { content, stopReason: 'tool_use' };
 }
 
+/**
+ * `text` without the marks of outside content around it: what is inside an
+ * `<untrusted_content …>…</untrusted_content>` block, or `text` itself when it is not one.
+ */
+export function unmarked(text: string): string {
+  return /^<untrusted_content [^>\n]*>\n([\s\S]*)\n<\/untrusted_content>$/.exec(text)?.[1] ?? text;
+}
+
 /** The text of the last user message of a model request (its text blocks joined by newlines), or `''`. */
 export function lastUserText(request: FakeMessageRequest): string {
   const message = [...request.body.messages].reverse().find((candidate) => candidate.role === 'user');

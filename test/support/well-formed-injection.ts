@@ -3,11 +3,13 @@
  * inbound normalisers run each injection they return through {@link expectWellFormedInjection}.
  */
 import { expect } from 'vitest';
-import type { Injection } from '../../src/runtime/injection.ts';
+import { CONTENT_SOURCES } from '../../src/runtime/content-trust.ts';
+import type { ContentSource, Injection } from '../../src/runtime/injection.ts';
 import { expectSameOutcome, outcomeOf } from './fuzz-inputs.ts';
 
 const KINDS: ReadonlySet<string> = new Set(['message', 'approval-response', 'peer-result', 'timeout', 'user-action']);
-const INJECTION_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'channel', 'tenantId', 'conversationKey', 'sender', 'text', 'data', 'replyTo', 'receivedAt']);
+const INJECTION_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'channel', 'tenantId', 'conversationKey', 'sender', 'text', 'content', 'data', 'replyTo', 'receivedAt']);
+const CONTENT_KEYS: ReadonlySet<string> = new Set(['source', 'trusted']);
 const SENDER_KEYS: ReadonlySet<string> = new Set(['id', 'displayName', 'personId', 'verified', 'basis']);
 const DESTINATION_KEYS: ReadonlySet<string> = new Set(['channel', 'address', 'thread']);
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
@@ -81,6 +83,17 @@ function senderProblems(sender: unknown, leaks: LeakCheck): string[] {
   ];
 }
 
+/** A channel's injection says where its text came from: a known source, and whether it is trusted. */
+function contentProblems(content: unknown): string[] {
+  if (!isPlainObject(content)) return ['/content: not an object (every channel sets it)'];
+  const { source, trusted } = content;
+  return [
+    ...extraKeys(content, CONTENT_KEYS, '/content'),
+    ...(typeof source === 'string' && CONTENT_SOURCES.includes(source as ContentSource) ? [] : [`/content/source: ${shown(source)} is not a content source`]),
+    ...(typeof trusted === 'boolean' ? [] : ['/content/trusted: not a boolean']),
+  ];
+}
+
 function destinationProblems(replyTo: unknown, channel: unknown, leaks: LeakCheck): string[] {
   if (!isPlainObject(replyTo)) return ['/replyTo: not an object'];
   const thread = replyTo['thread'];
@@ -110,10 +123,11 @@ function timeProblems(value: unknown): string[] {
 
 /**
  * Everything wrong with `value` as an {@link Injection}; empty when it is well formed: exactly the
- * fields of the type, each of its type; ids, keys and addresses non-empty and free of interpolated
- * `undefined`, `NaN` or `[object Object]` (unless `source`, the input the injection was made of,
- * holds those words itself); the id prefixed with its channel; `replyTo` on the same channel;
- * `receivedAt` an ISO 8601 date-time; `data` plain JSON; the whole a plain JSON object.
+ * fields of the type, each of its type; `content` set, with a known source; ids, keys and
+ * addresses non-empty and free of interpolated `undefined`, `NaN` or `[object Object]` (unless
+ * `source`, the input the injection was made of, holds those words itself); the id prefixed with
+ * its channel; `replyTo` on the same channel; `receivedAt` an ISO 8601 date-time; `data` plain
+ * JSON; the whole a plain JSON object.
  */
 export function injectionProblems(value: unknown, source?: unknown): string[] {
   if (!isPlainObject(value)) return ['(injection): not a plain object'];
@@ -131,6 +145,7 @@ export function injectionProblems(value: unknown, source?: unknown): string[] {
     ...keyProblems(conversationKey, '/conversationKey', leaks),
     ...senderProblems(value['sender'], leaks),
     ...(typeof text === 'string' ? [] : ['/text: not a string']),
+    ...contentProblems(value['content']),
     ...(data === undefined || isPlainObject(data) ? [] : ['/data: not an object']),
     ...destinationProblems(value['replyTo'], channel, leaks),
     ...timeProblems(value['receivedAt']),

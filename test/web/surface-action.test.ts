@@ -58,11 +58,12 @@ describe('a surface action in the running service', () => {
     ]);
     const injections = (await sb().log('c-surface')).filter((entry) => entry.type === 'injection');
     expect(injections.map((entry) => entry.data)).toEqual([
-      { id: expect.stringMatching(/^web:c-surface:/) as unknown, kind: 'message', channel: 'web' },
+      { id: expect.stringMatching(/^web:c-surface:/) as unknown, kind: 'message', channel: 'web', content: { source: 'typed', trusted: true } },
       {
         id: 'web:c-surface:action:press-1',
         kind: 'user-action',
         channel: 'web',
+        content: { source: 'ui-action', trusted: true },
         action: { name: 'book', surfaceId: 'flight-results', sourceComponentId: 'root', context: { flight: 'BA123' } },
       },
     ]);

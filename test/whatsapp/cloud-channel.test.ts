@@ -182,7 +182,8 @@ describe('whatsapp cloud with templates, to people who have not written in 24 ho
       'switchboard.yaml': {
         app: 'whatsapp-templates',
         entryActor: 'concierge',
-        channels: { whatsapp: { actor: 'concierge', templates: { approval: { name: 'approval_request', language: 'en' }, notice: { name: 'assistant_notice', language: 'en_GB' } } } },
+        // The requesters are numbers nobody configured: anyone may write here (the default is pairing).
+        channels: { whatsapp: { actor: 'concierge', senders: 'open', templates: { approval: { name: 'approval_request', language: 'en' }, notice: { name: 'assistant_notice', language: 'en_GB' } } } },
         people: [
           { id: 'grace', name: 'Grace Hopper', addresses: { whatsapp: [GRACE] } },
           { id: 'lin', name: 'Lin Chen', addresses: { whatsapp: [LIN] } },

@@ -7,6 +7,7 @@
  * opens the sender's 24-hour window when it receives the message), unless told otherwise.
  * Everything is started before the tests of the scope and stopped after them.
  */
+import { rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
@@ -19,6 +20,7 @@ import type { FakeAnthropic, FakeScript } from '../fakes/fake-anthropic-types.ts
 import { startFakeGraph } from '../fakes/fake-graph.ts';
 import type { FakeGraph } from '../fakes/fake-graph-types.ts';
 import { postWhatsAppWebhook, type WebhookAnswer, type WebhookBody } from '../fakes/whatsapp-webhook.ts';
+import { openExampleApp } from '../support/open-example-app.ts';
 import { uniquePrefix } from '../support/redis.ts';
 
 /** Options of {@link useWhatsAppCloudSwitchboard}. */
@@ -31,7 +33,10 @@ export interface WhatsAppCloudHarnessOptions {
   readonly token?: string;
   /** `WHATSAPP_VERIFY_TOKEN`. Default `cloud-test-verify-token`. */
   readonly verifyToken?: string;
-  /** The app folder (`SWITCHBOARD_APP`), read in `beforeAll`. Default the example app in the repository root. */
+  /**
+   * The app folder (`SWITCHBOARD_APP`), read in `beforeAll`. Default a copy of the example app that
+   * lets anyone write on WhatsApp (`senders: open`; the example's own default is pairing).
+   */
   readonly appDir?: () => string;
 }
 
@@ -71,16 +76,18 @@ export function useWhatsAppCloudSwitchboard(options: WhatsAppCloudHarnessOptions
   let service: Service | undefined;
   const prefix = uniquePrefix('wa-cloud');
   const token = options.token ?? 'EAAG-cloud-test-token';
+  let opened: string | undefined;
 
   beforeAll(async () => {
     const fake = await startFakeAnthropic();
     fake.respondWith(options.script);
     const graph = await startFakeGraph({ token });
-    const appDir = options.appDir?.() ?? process.cwd();
+    opened = options.appDir === undefined ? openExampleApp('switchboard-wa-cloud-', ['whatsapp']) : undefined;
+    const appDir = options.appDir?.() ?? opened ?? '';
     const env = loadEnv(
       {
         ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, LOG_LEVEL: 'silent',
-        ...(options.appDir === undefined ? {} : { SWITCHBOARD_APP: appDir }),
+        SWITCHBOARD_APP: appDir,
         WHATSAPP_MODE: 'cloud', WHATSAPP_TOKEN: token, WHATSAPP_PHONE_NUMBER_ID: graph.phoneNumberId,
         WHATSAPP_APP_SECRET: options.appSecret, WHATSAPP_VERIFY_TOKEN: options.verifyToken ?? 'cloud-test-verify-token', WHATSAPP_API_URL: graph.apiUrl,
       },
@@ -104,6 +111,7 @@ export function useWhatsAppCloudSwitchboard(options: WhatsAppCloudHarnessOptions
     await harness?.redis.quit();
     await harness?.graph.close();
     await harness?.fake.close();
+    if (opened !== undefined) rmSync(opened, { recursive: true, force: true });
   });
 
   return () => {

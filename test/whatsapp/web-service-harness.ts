@@ -8,6 +8,7 @@
  */
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import type { ChannelModule } from '../../channels/channel.ts';
 import { webChannel } from '../../channels/web/index.ts';
@@ -17,6 +18,7 @@ import { startService, type Service, type ServiceRole } from '../../service/crea
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeAnthropic, FakeScript } from '../fakes/fake-anthropic-types.ts';
 import { createFakeWwebjs, type FakeWwebjs } from '../fakes/fake-wwebjs.ts';
+import { openExampleApp } from '../support/open-example-app.ts';
 import { uniquePrefix } from '../support/redis.ts';
 
 /** Options of {@link useWhatsAppWebSwitchboard}. */
@@ -86,12 +88,15 @@ export function useWhatsAppWebSwitchboard(options: WhatsAppWebHarnessOptions): (
   const holds = new Map<number, Promise<void>>();
   const prefix = uniquePrefix('whatsapp-web');
   const wwebjs = createFakeWwebjs();
+  let opened: string | undefined;
 
   beforeAll(async () => {
     const fake = await startFakeAnthropic();
     fake.respondWith(options.script);
     const variables = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, LOG_LEVEL: 'silent', WHATSAPP_MODE: 'web' };
-    const env = loadEnv({ ...variables, ...(options.chromiumPath === undefined ? {} : { CHROMIUM_PATH: options.chromiumPath }) }, { appDir: process.cwd() });
+    // Strangers write to this linked number: a copy of the example app that lets anyone in (web mode's default is allowlist).
+    opened = openExampleApp('switchboard-wa-web-', ['whatsapp']);
+    const env = loadEnv({ ...variables, ...(options.chromiumPath === undefined ? {} : { CHROMIUM_PATH: options.chromiumPath }) }, { appDir: opened });
     const startProcess = async (role: ServiceRole): Promise<Service> => {
       const channels = [webChannel, recordingChannel(wwebjs, services.length, sends, holds)];
       const service = await startService({ env, role, redisUrl: options.redisUrl(), logger: pino({ level: 'silent' }), prefix, port: 0, sessionLockTtlMs: 5000, jobLockDurationMs: 5000, channels });
@@ -124,6 +129,7 @@ export function useWhatsAppWebSwitchboard(options: WhatsAppWebHarnessOptions): (
     for (const service of [...services].reverse()) await service.close();
     await harness?.redis.quit();
     await harness?.fake.close();
+    if (opened !== undefined) rmSync(opened, { recursive: true, force: true });
   });
 
   return () => {

@@ -60,6 +60,11 @@ export interface ApprovalDescription {
   /** `Reply APPROVE K7QX3M or DENY K7QX3M`. */
   readonly replyInstruction: string;
   /**
+   * `Asked because this turn read content from outside: email body.`: present when the record says
+   * why it is asked beyond the tool's policy.
+   */
+  readonly because?: string;
+  /**
    * `Waiting for grace's approval.`: present only when the recipient may not decide (see
    * {@link DescribeOptions.mayDecide}); it is then shown instead of any instruction or button.
    */
@@ -100,8 +105,8 @@ export function waitingForText(record: Pick<ApprovalRecord, 'approvers'>): strin
 }
 
 /**
- * Describes an approval request for a person: title, sentence, arguments, amount, expiry, short
- * code and how to answer (or, for a recipient who may not decide, whose approval is awaited).
+ * Describes an approval request for a person: title, sentence, arguments, amount, why it is asked
+ * (when the record says), expiry, short code and how to answer (or, for a recipient who may not decide, whose approval is awaited).
  * Throws `SwitchboardError('config.invalid')` for an unknown time zone.
  *
  * @example
@@ -125,6 +130,7 @@ export function describeApprovalRequest(record: ApprovalRecord, options: Describ
     expired: expiry.expired,
     shortCode: record.shortCode,
     replyInstruction: replyInstruction(record.shortCode),
+    ...(record.askedBecause === undefined ? {} : { because: `Asked because ${oneLine(record.askedBecause)}.` }),
     ...(options.mayDecide === false ? { waitingFor: waitingForText(record) } : {}),
   };
 }

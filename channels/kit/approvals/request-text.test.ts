@@ -46,6 +46,15 @@ const invoice: ApprovalRecord = {
 };
 
 describe('describeApprovalRequest', () => {
+  it('says why a request is asked when the record says, in the long text too', () => {
+    const tainted: ApprovalRecord = { ...booking, askedBecause: 'this turn read content from outside: email body' };
+    expect(describeApprovalRequest(tainted, { clock, sentences }).because).toBe('Asked because this turn read content from outside: email body.');
+    expect(describeApprovalRequest(booking, { clock, sentences }).because).toBeUndefined();
+    const long = approvalRequestText(tainted, { clock, sentences, form: 'long' });
+    expect(long).toContain('\n\nAsked because this turn read content from outside: email body.\n\n');
+    for (const line of long.split('\n')) expect(parseApprovalReply(line).kind).toBe('none');
+  });
+
   it('describes a booking in plain words with the tool sentence', () => {
     expect(describeApprovalRequest(booking, { clock, sentences })).toEqual({
       title: 'Approval needed: book_flight',

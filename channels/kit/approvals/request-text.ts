@@ -61,6 +61,7 @@ function longText(description: ApprovalDescription): string {
     description.title,
     description.summary,
     details.join('\n'),
+    description.because ?? '',
     [
       `Requested by: ${description.requestedBy}`,
       `Code: ${description.shortCode}`,

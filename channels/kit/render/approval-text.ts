@@ -27,8 +27,9 @@ export function approvalTitle(request: Pick<ApprovalRequest, 'toolName'>): strin
 }
 
 /**
- * The content of an approval request: a heading, the arguments as `Key: value` lines, the expiry,
- * and the channel's `prompt`. `undefined` when `data` is not an approval request.
+ * The content of an approval request: a heading, the arguments as `Key: value` lines, why it is
+ * asked (when the request says: the turn read content from outside), the expiry, and the
+ * channel's `prompt`. `undefined` when `data` is not an approval request.
  */
 export function approvalContent(data: unknown, prompt?: ApprovalPrompt): RootContent[] | undefined {
   if (checkApprovalRequest(data).length > 0) return undefined;
@@ -36,6 +37,7 @@ export function approvalContent(data: unknown, prompt?: ApprovalPrompt): RootCon
   const args = genericTemplate('arguments', request.args).slice(1);
   const content: RootContent[] = [headingNode(approvalTitle(request)), ...args];
   if (args.length === 0) content.push(paragraphNode('(no arguments)'));
+  if (request.reason !== undefined) content.push(paragraphNode(`Asked because ${request.reason}.`));
   if (request.expiresAt !== undefined) content.push(paragraphNode(`Answer before ${expiry(request.expiresAt)}.`));
   const instructions = prompt?.(request);
   if (instructions !== undefined && instructions.trim() !== '') content.push(paragraphNode(instructions));

@@ -72,6 +72,12 @@ describe('renderForChannel', () => {
     );
   });
 
+  it('says why an approval is asked when the request gives a reason', () => {
+    const data = { ...approval.data, reason: 'this turn read content from outside: email body' };
+    const { chunks } = renderForChannel({ format: 'plain' }, [{ ...approval, data }]);
+    expect(chunks[0]).toContain('Asked because this turn read content from outside: email body.\n\nAnswer before 2026-12-01 10:00 UTC.');
+  });
+
   it('leaves domain data out when asked', () => {
     const parts = [text('response', 'Hi'), ...(domainData === undefined ? [] : [domainData])];
     expect(renderForChannel({ format: 'slack' }, parts, { includeDomainData: false }).chunks).toEqual(['Hi']);

@@ -112,6 +112,12 @@ describe('approvalSurfaceTemplate', () => {
     expect(checkSurfaceMessage(waiting)).toEqual([]);
   });
 
+  it('says why a person is asked when the request gives a reason', () => {
+    const message = approvalSurfaceTemplate({ ...request, reason: 'this turn read content from outside: email body' }, context);
+    expect(readable(message.updateComponents.components, 'root')).toContain('Asked because this turn read content from outside: email body.');
+    expect(checkSurfaceMessage(message)).toEqual([]);
+  });
+
   it('says when a request does not expire', () => {
     const { expiresAt: _expiresAt, ...noExpiry } = request;
     const text = byId(approvalSurfaceTemplate(noExpiry, context).updateComponents.components, 'approval-expiry')['text'];

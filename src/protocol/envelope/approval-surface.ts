@@ -133,6 +133,7 @@ export function createApprovalSurfaceTemplate(options: ApprovalSurfaceOptions = 
       { id: 'approval-tool', component: 'Text', variant: 'caption', text: `${request.handler} asks to run ${request.toolName}` },
     ];
     const footer: A2uiComponent[] = [
+      ...(request.reason === undefined ? [] : [{ id: 'approval-reason', component: 'Text', variant: 'caption', text: `Asked because ${request.reason}.` }]),
       {
         id: 'approval-expiry',
         component: 'Text',

@@ -20,6 +20,11 @@ export interface ApprovalRequest {
   readonly session: string;
   /** ISO 8601 date-time after which the request is denied automatically. */
   readonly expiresAt?: string;
+  /**
+   * Why a person is asked, when the tool's policy is not the whole story: in a turn that read
+   * content from outside, `this turn read content from outside: email body`.
+   */
+  readonly reason?: string;
 }
 
 /** `data` of an `approval-response` part. */
@@ -71,6 +76,7 @@ export function checkApprovalRequest(data: unknown): ShapeIssue[] {
   }
   if (!isRecord(data['args'])) issues.push({ path: '/args', message: '"args" must be an object' });
   requireDateTime(data, 'expiresAt', issues, true);
+  requireString(data, 'reason', issues, true);
   return issues;
 }
 

@@ -139,4 +139,18 @@ describe('other fields', () => {
   it('rejects a non-boolean peerExposed', () => {
     expect(rejection(plainTool({ peerExposed: 'yes' })).rule).toBe('peer-exposed-boolean');
   });
+
+  it('keeps readsUntrusted, defaults it to false and rejects non-booleans', () => {
+    expect(registerRaw(createToolRegistry(), plainTool({ readsUntrusted: true })).readsUntrusted).toBe(true);
+    expect(registerRaw(createToolRegistry(), plainTool()).readsUntrusted).toBe(false);
+    expect(rejection(plainTool({ readsUntrusted: 'yes' })).rule).toBe('reads-untrusted-boolean');
+  });
+
+  it("keeps untrustedTurns, defaults it to 'approve' and rejects other values", () => {
+    expect(registerRaw(createToolRegistry(), plainTool({ untrustedTurns: 'policy' })).untrustedTurns).toBe('policy');
+    expect(registerRaw(createToolRegistry(), plainTool()).untrustedTurns).toBe('approve');
+    const result = rejection(plainTool({ untrustedTurns: 'never' }));
+    expect(result.rule).toBe('untrusted-turns-value');
+    expect(result.message).toContain('"never"');
+  });
 });

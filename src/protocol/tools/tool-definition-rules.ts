@@ -3,7 +3,7 @@
  * as much as for typed ones. Schemas and approval policies are compiled elsewhere.
  */
 import { SwitchboardError } from '../errors.ts';
-import type { ApprovalPolicy, JsonSchema, RegisteredTool, ToolHandler, ToolInputSchema } from './tool-definition.ts';
+import type { ApprovalPolicy, JsonSchema, RegisteredTool, ToolHandler, ToolInputSchema, UntrustedTurns } from './tool-definition.ts';
 
 /** Anthropic's rule for tool names: 1 to 64 letters, digits, `_` or `-`. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -29,6 +29,8 @@ export const TOOL_DEFINITION_FIELDS: readonly string[] = [
   'tags',
   'peerExposed',
   'terminal',
+  'readsUntrusted',
+  'untrustedTurns',
 ];
 
 /** Stable ids of the rules, found in `details.rule` of a `tool.invalid_definition` error. */
@@ -50,10 +52,16 @@ export type ToolDefinitionRule =
   | 'peer-exposed-specialist'
   | 'peer-exposed-boolean'
   | 'tags-strings'
-  | 'terminal-boolean';
+  | 'terminal-boolean'
+  | 'reads-untrusted-boolean'
+  | 'untrusted-turns-value';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isUntrustedTurns(value: unknown): value is UntrustedTurns {
+  return value === 'approve' || value === 'policy';
 }
 
 function isNonEmptyString(value: unknown): value is string {
@@ -78,7 +86,8 @@ function violation(tool: string, rule: ToolDefinitionRule, message: string, extr
 
 /**
  * Checks `definition` against every structural rule and fills defaults (`routing: 'routed'`,
- * `peerExposed: false`, `tags: []`, `terminal: false`, `requiresApproval: false`). The schemas are
+ * `peerExposed: false`, `tags: []`, `terminal: false`, `requiresApproval: false`,
+ * `readsUntrusted: false`, `untrustedTurns: 'approve'`). The schemas are
  * returned as given; the registry replaces them with compiled, frozen copies.
  *
  * @throws SwitchboardError `tool.invalid_definition` on the first broken rule, naming the tool and
@@ -121,6 +130,14 @@ export function normalizeToolDefinition(definition: unknown): RegisteredTool {
   if (typeof terminal !== 'boolean') {
     throw violation(shown, 'terminal-boolean', 'terminal must be a boolean.');
   }
+  const readsUntrusted = definition['readsUntrusted'] ?? false;
+  if (typeof readsUntrusted !== 'boolean') {
+    throw violation(shown, 'reads-untrusted-boolean', 'readsUntrusted must be a boolean.');
+  }
+  const untrustedTurns = definition['untrustedTurns'] ?? 'approve';
+  if (!isUntrustedTurns(untrustedTurns)) {
+    throw violation(shown, 'untrusted-turns-value', `untrustedTurns must be "approve" or "policy", not ${show(untrustedTurns)}.`);
+  }
   const peerExposed = definition['peerExposed'] ?? false;
   if (typeof peerExposed !== 'boolean') {
     throw violation(shown, 'peer-exposed-boolean', 'peerExposed must be a boolean.');
@@ -139,6 +156,8 @@ export function normalizeToolDefinition(definition: unknown): RegisteredTool {
     requiresApproval: (definition['requiresApproval'] ?? false) as ApprovalPolicy,
     tags: Object.freeze([...tags]),
     terminal,
+    readsUntrusted,
+    untrustedTurns,
   };
 
   const scope = definition['scope'];

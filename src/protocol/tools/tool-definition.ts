@@ -172,7 +172,27 @@ export interface ToolDefinitionBase<TArgs = ToolArgs, TResult = unknown> {
    * (see terminal tools). Default `false`.
    */
   readonly terminal?: boolean;
+  /**
+   * `true` for a tool whose results carry content from outside the operator's control (a fetched
+   * page, a mailbox, another agent's answer): each result reaches the model marked as outside
+   * content, and the turn counts as one that read outside content (see {@link UntrustedTurns}).
+   * Default `false`.
+   */
+  readonly readsUntrusted?: boolean;
+  /**
+   * What the tool's approval policy does in a turn that read outside content (an untrusted
+   * message, or a result of a `readsUntrusted` tool): `'approve'` asks a person even when the
+   * policy would let the call run; `'policy'` leaves it to the policy. Only matters when
+   * `requiresApproval` is not `false`. Default `'approve'`.
+   */
+  readonly untrustedTurns?: UntrustedTurns;
 }
+
+/**
+ * How a tool with an approval policy is gated in a turn that read outside content: `'approve'`
+ * (always ask a person) or `'policy'` (the policy decides as in any turn).
+ */
+export type UntrustedTurns = 'approve' | 'policy';
 
 /** A shared-domain tool. Always routed; may be exposed to A2A peers. */
 export interface GeneralistToolDefinition<TArgs = ToolArgs, TResult = unknown>
@@ -228,6 +248,10 @@ export interface RegisteredToolBase<TArgs = ToolArgs, TResult = unknown> {
   readonly requiresApproval: ApprovalPolicy<TArgs>;
   readonly tags: readonly string[];
   readonly terminal: boolean;
+  /** As given; `false` when unset. */
+  readonly readsUntrusted: boolean;
+  /** As given; `'approve'` when unset. */
+  readonly untrustedTurns: UntrustedTurns;
 }
 
 /** A registered generalist tool. */

@@ -28,7 +28,7 @@ describe('registration', () => {
 
   it('fills the defaults of optional fields', () => {
     const tool = registerRaw(createToolRegistry(), plainTool());
-    expect(tool).toMatchObject({ routing: 'routed', peerExposed: false, tags: [], terminal: false, requiresApproval: false });
+    expect(tool).toMatchObject({ routing: 'routed', peerExposed: false, tags: [], terminal: false, requiresApproval: false, readsUntrusted: false, untrustedTurns: 'approve' });
     expect(tool.outputSchema).toBeUndefined();
   });
 

@@ -61,7 +61,8 @@ export class ToolRegistry {
    * Registers a tool. Plain objects work as well as {@link defineTool} results.
    *
    * @returns the frozen registered tool, defaults filled (`routing: 'routed'`, `peerExposed: false`,
-   *   `tags: []`, `terminal: false`, `requiresApproval: false`) and schemas replaced by frozen copies.
+   *   `tags: []`, `terminal: false`, `requiresApproval: false`, `readsUntrusted: false`,
+   *   `untrustedTurns: 'approve'`) and schemas replaced by frozen copies.
    * @throws SwitchboardError `tool.invalid_definition` (a broken rule; `details.rule` names it),
    *   `tool.duplicate`, `tool.invalid_schema` (a schema Ajv cannot compile) or `tool.invalid_policy`
    *   (a bad `requiresApproval`, such as a CEL syntax error, reported with its line and column).

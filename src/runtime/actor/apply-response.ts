@@ -4,13 +4,15 @@ import type { LiveTurn } from './live-turn.ts';
 import type { ModelStep } from './model-step.ts';
 import { processResponse, type ResponseOutcome } from './process-response.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
+import { withReads } from './tainted-turn.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 /**
  * Processes a model call's response (see `processResponse`) and folds it into the turn: the step
  * advances, the assistant message and the tool results are appended, a response with protocol
- * violations that did not settle counts one more corrective retry, and a deadline that a
- * delegating tool moved out is kept. Returns what the response did.
+ * violations that did not settle counts one more corrective retry, a deadline that a delegating
+ * tool moved out is kept, and outside content its tools read taints the turn. Returns what the
+ * response did.
  */
 export async function applyResponse(deps: TurnRunnerDeps, turn: LiveTurn, actor: ResolvedActor, now: () => number, call: ModelStep): Promise<ResponseOutcome> {
   const { step, response, early, validated } = call;
@@ -18,6 +20,7 @@ export async function applyResponse(deps: TurnRunnerDeps, turn: LiveTurn, actor:
   const outcome = await processResponse({ deps, record, actor, step, inbox: turn.inbox, early, validated, now }, response);
   const { results, emitted, dataEvents, violations, settle } = outcome;
   const assistant = toInputBlocks(response.content);
+  const untrustedReads = withReads(record.untrustedReads, outcome.untrustedReads);
   turn.record = {
     ...record,
     step: step + 1,
@@ -31,6 +34,7 @@ export async function applyResponse(deps: TurnRunnerDeps, turn: LiveTurn, actor:
     dataEvents: [...record.dataEvents, ...dataEvents],
     // A tool that delegated to a peer moved the deadline out (never in).
     ...(outcome.deadlineAt === undefined ? {} : { deadlineAt: outcome.deadlineAt }),
+    ...(untrustedReads === undefined ? {} : { untrustedReads }),
   };
   return outcome;
 }

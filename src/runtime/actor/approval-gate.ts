@@ -47,12 +47,13 @@ export function requesterOf(first: Injection | undefined): ChannelIdentity {
 
 /**
  * Saves an approval record for each waiting call (before anything is shown to anyone), schedules
- * its expiry, and returns the `approval-request` parts to emit.
+ * its expiry, and returns the `approval-request` parts to emit (with the call's `reason`, when it
+ * has one: in a turn that read outside content, what it read).
  */
 export async function requestApprovals(
   gate: ApprovalGate,
   turn: TurnRecord,
-  calls: readonly { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>> }[],
+  calls: readonly { toolUseId: string; toolName: string; args: Readonly<Record<string, unknown>>; reason?: string }[],
   requester: ChannelIdentity,
   step: number,
 ): Promise<{ pending: PendingApproval[]; parts: EmittedPart[]; until: string }> {
@@ -74,6 +75,7 @@ export async function requestApprovals(
       allowRequester: plan.allowRequester && requester.agent !== true,
       ttlMs: plan.ttlMs,
       replyTo: turn.replyTo,
+      ...(call.reason === undefined ? {} : { askedBecause: call.reason }),
     });
     await gate.scheduleExpiry(record.approvalId, new Date(record.expiresAt));
     until = Math.max(until, Date.parse(record.expiresAt));
@@ -90,6 +92,7 @@ export async function requestApprovals(
       expiresAt: record.expiresAt,
       shortCode: record.shortCode,
       argsHash: record.argsHash,
+      ...(call.reason === undefined ? {} : { reason: call.reason }),
     };
     parts.push({
       partId: `${turn.turnId}.${step}.approval.${index}`,

@@ -2,10 +2,13 @@
  * How injections reach the model and the session's event log. A message is the person's text as it
  * is; a `user-action` (a Button pressed on a surface) is a marked block that says so in words and
  * carries the action's context as exact JSON, so the model never takes a press for typed text; any
- * other event is its kind, text and data.
+ * other event is its kind, text and data. Text that is not trusted (see `content-trust.ts`) goes in
+ * a block of outside content, labelled with its source and sender (`untrusted-content.ts`).
  */
+import { contentOf } from '../content-trust.ts';
 import type { Injection, UserActionData } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
+import { markUntrusted } from './untrusted-content.ts';
 
 function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -37,12 +40,24 @@ function actionText(action: UserActionData): string {
   );
 }
 
-/** The model's text for one injection. */
-function injectionText(injection: Injection): string {
+/** The model's text for one injection, before any marking. */
+function plainText(injection: Injection): string {
   if (injection.kind === 'message') return injection.text;
   const action = userActionOf(injection);
   if (action !== undefined) return actionText(action);
   return `[${injection.kind}] ${injection.text} ${JSON.stringify(injection.data ?? {})}`;
+}
+
+/**
+ * The model's text for one injection: as it is when trusted, else in a block of outside content
+ * labelled with its source, the sender's id and name, and whether the channel verified the sender.
+ */
+function injectionText(injection: Injection): string {
+  const content = contentOf(injection);
+  const text = plainText(injection);
+  if (content.trusted) return text;
+  const { sender } = injection;
+  return markUntrusted(text, { source: content.source, sender: sender.id, name: sender.displayName, verified: sender.verified });
 }
 
 /** The user message that carries `injections`, one text block each, in order. */
@@ -51,12 +66,13 @@ export function injectionMessage(injections: readonly Injection[]): ModelMessage
 }
 
 /**
- * The `data` of an injection's `injection` entry in the session's event log: its id, kind and
- * channel, and for a `user-action` the action (`name`, `surfaceId`, `sourceComponentId`, `context`,
- * the context last, so a log that cuts long entries keeps the rest).
+ * The `data` of an injection's `injection` entry in the session's event log: its id, kind,
+ * channel and content (`{ source, trusted }` as the runtime acts on it, see `contentOf`), and for
+ * a `user-action` the action (`name`, `surfaceId`, `sourceComponentId`, `context`, the context
+ * last, so a log that cuts long entries keeps the rest).
  */
 export function injectionLogData(injection: Injection): Readonly<Record<string, unknown>> {
-  const base = { id: injection.id, kind: injection.kind, channel: injection.channel };
+  const base = { id: injection.id, kind: injection.kind, channel: injection.channel, content: contentOf(injection) };
   const action = userActionOf(injection);
   if (action === undefined) return base;
   const { name, surfaceId, sourceComponentId, context } = action;

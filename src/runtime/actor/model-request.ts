@@ -1,6 +1,7 @@
 import { RESPOND_SYSTEM_PROMPT, terminalToolsPromptSection } from '../../protocol/respond/system-prompt.ts';
 import type { ModelMessage, ModelRequest, ModelTool } from '../model/model-types.ts';
 import type { ActorConfig } from './actor-config.ts';
+import { carriesUntrustedContent, UNTRUSTED_CONTENT_PROMPT } from './untrusted-content.ts';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
@@ -123,11 +124,13 @@ export interface ModelRequestInput {
 /**
  * One model call for an actor, with prompt caching: breakpoints on the system prompt, on the last
  * tool (so the tool list is cached), and on the last history message before this turn (so turn N+1
- * re-reads turn N from the cache). `tool_choice` is `any`: the model must call a tool.
+ * re-reads turn N from the cache). `tool_choice` is `any`: the model must call a tool. When the
+ * history or the turn carries outside content, the system prompt ends with what its label means.
  */
 export function buildModelRequest(input: ModelRequestInput): ModelRequest {
   const { actor } = input;
-  const system = [actor.systemPrompt.trim(), RESPOND_SYSTEM_PROMPT, terminalToolsPromptSection(input.terminalTools)]
+  const untrusted = carriesUntrustedContent(input.history, input.turn) ? UNTRUSTED_CONTENT_PROMPT : '';
+  const system = [actor.systemPrompt.trim(), RESPOND_SYSTEM_PROMPT, terminalToolsPromptSection(input.terminalTools), untrusted]
     .filter((text) => text.length > 0)
     .join('\n\n');
   const tools = [input.respondTool, ...input.tools];

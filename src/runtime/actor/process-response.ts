@@ -7,6 +7,7 @@ import type { Injection } from '../injection.ts';
 import type { ModelInputBlock, ModelOutputBlock, ModelResponse } from '../model/model-types.ts';
 import type { EmittedPart, TurnDataEvent, TurnRecord } from '../session/turn-record.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
+import { outsideReadsReason } from './tainted-turn.ts';
 import { runToolCall } from './tool-call.ts';
 import { createToolDelegation, type DelegationState } from './tool-delegation.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
@@ -38,6 +39,8 @@ export interface ResponseOutcome {
   readonly awaitingApproval: ApprovalWait[];
   /** The turn's new deadline (ISO 8601), when a tool that delegated to a peer moved it out. */
   readonly deadlineAt: string | undefined;
+  /** What this response's tool calls read from outside (results of `readsUntrusted` tools), in words. */
+  readonly untrustedReads: string[];
 }
 
 /** A tool call that waits for a person's approval. */
@@ -45,6 +48,8 @@ export interface ApprovalWait {
   toolUseId: string;
   toolName: string;
   args: Readonly<Record<string, unknown>>;
+  /** Set in a turn that read outside content: `this turn read content from outside: email body`. */
+  reason?: string;
 }
 
 /** What the tool calls of a response produced so far (each call appends). */
@@ -52,6 +57,8 @@ interface ToolCallsSoFar {
   readonly results: ModelInputBlock[];
   readonly dataEvents: TurnDataEvent[];
   readonly awaitingApproval: ApprovalWait[];
+  /** What the calls so far read from outside, in words. */
+  readonly untrustedReads: string[];
   terminal: { output: string; tool: string } | undefined;
   /** Shared by the calls' delegation hooks: the deadline and the emitted parts. */
   readonly delegation: DelegationState;
@@ -86,7 +93,7 @@ export async function processResponse(context: ResponseContext, response: ModelR
   const { sessionId, turnId } = record;
   const emitted: EmittedPart[] = [];
   const initialDeadlineMs = Date.parse(record.deadlineAt);
-  const calls: ToolCallsSoFar = { results: [], dataEvents: [], awaitingApproval: [], terminal: undefined, delegation: { deadlineMs: initialDeadlineMs, emitted } };
+  const calls: ToolCallsSoFar = { results: [], dataEvents: [], awaitingApproval: [], untrustedReads: [], terminal: undefined, delegation: { deadlineMs: initialDeadlineMs, emitted } };
   const { results } = calls;
   let violations = 0;
   let freeText = false;
@@ -149,9 +156,9 @@ export async function processResponse(context: ResponseContext, response: ModelR
     violations += 1;
     results.push({ type: 'text', text: sawToolUse ? FREE_TEXT_NOTE : NO_TOOL_NOTE });
   }
-  const { dataEvents, terminal, awaitingApproval, delegation } = calls;
+  const { dataEvents, terminal, awaitingApproval, delegation, untrustedReads } = calls;
   const deadlineAt = delegation.deadlineMs === initialDeadlineMs ? undefined : new Date(delegation.deadlineMs).toISOString();
-  return { results, emitted, dataEvents, violations, freeText, sawToolUse, settle, waitState, terminal, awaitingApproval, deadlineAt };
+  return { results, emitted, dataEvents, violations, freeText, sawToolUse, settle, waitState, terminal, awaitingApproval, deadlineAt, untrustedReads };
 }
 
 /**
@@ -171,12 +178,17 @@ async function runToolBlock(context: ResponseContext, calls: ToolCallsSoFar, blo
   const delegation = createToolDelegation({ deps, record, partIdPrefix: callId, now }, calls.delegation);
   const first = inbox[0];
   const handlerContext = createToolHandlerContext({ actorName: record.actor, sessionId, turnId, callId, tenantId: first?.tenantId, userId: first?.sender.id, personId: first?.sender.personId, delegation });
-  const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, handlerContext);
+  // Outside content read earlier in the turn, or by an earlier call of this response, taints the call.
+  const reads = [...(record.untrustedReads ?? []), ...calls.untrustedReads];
+  const outcome = await runToolCall({ registry: deps.registry, router: deps.router, log: deps.log, now }, actor.tools, block, handlerContext, reads);
+  if (outcome.untrustedRead !== undefined) calls.untrustedReads.push(outcome.untrustedRead);
   const plan = outcome.approvalRequired === undefined ? undefined : deps.approvals?.plan(block.name);
   // A peer asks but never approves: with nobody else to approve, its request is refused at once.
   const requesterApproves = plan?.allowRequester === true && first?.sender.agent !== true;
   if (outcome.approvalRequired !== undefined && plan !== undefined && (plan.approvers.length > 0 || requesterApproves)) {
-    calls.awaitingApproval.push({ toolUseId: block.id, toolName: block.name, args: outcome.approvalRequired.args });
+    // In a tainted turn the approvers are told why: what the turn read (the log has the policy's side too).
+    const { args } = outcome.approvalRequired;
+    calls.awaitingApproval.push({ toolUseId: block.id, toolName: block.name, args, ...(reads.length > 0 ? { reason: outsideReadsReason(reads) } : {}) });
     return;
   }
   calls.results.push(

@@ -2,6 +2,7 @@ import type { ModelInputBlock, ModelMessage } from '../model/model-types.ts';
 import { approvalsReady, resolveApprovals, type ApprovalGate } from './approval-gate.ts';
 import type { TurnExit } from './live-turn.ts';
 import type { TurnScope } from './turn-end.ts';
+import { toolReadInWords, withReads } from './tainted-turn.ts';
 import { currentActor } from './turn-limits.ts';
 import { stopped } from './turn-stop.ts';
 
@@ -45,11 +46,18 @@ async function resumeAfterApprovals(scope: TurnScope, gate: ApprovalGate): Promi
   const order = toolUseOrder(record.messages);
   const content = [...(record.heldResults ?? []), ...resolved.results].sort((a, b) => order(a) - order(b));
   const { wait: _wait, pendingApprovals: _pending, heldResults: _held, ...rest } = record;
+  // A granted readsUntrusted call taints the turn, also when its saved result was reused after a crash.
+  const read = resolved.results.flatMap((result) => {
+    const call = (record.pendingApprovals ?? []).find((pending) => pending.toolUseId === result.tool_use_id);
+    return call !== undefined && result.is_error !== true && actor.tools.get(call.toolName)?.readsUntrusted === true ? [toolReadInWords(call.toolName)] : [];
+  });
+  const untrustedReads = withReads(record.untrustedReads, read);
   turn.record = {
     ...rest,
     status: 'running',
     messages: [...record.messages, { role: 'user', content }],
     dataEvents: [...record.dataEvents, ...resolved.outcomes.flatMap((outcome) => (outcome.dataEvent === undefined ? [] : [outcome.dataEvent]))],
+    ...(untrustedReads === undefined ? {} : { untrustedReads }),
   };
   await deps.store.saveTurn(turn.record);
   await deps.log.append(record.sessionId, { type: 'turn_resumed', turnId: record.turnId, actor: turn.record.actor, data: { after: 'approvals', approvals: resolved.results.length } });

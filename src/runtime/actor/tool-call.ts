@@ -4,6 +4,8 @@ import type { ModelInputBlock } from '../model/model-types.ts';
 import type { ToolRouter } from '../router/tool-router.ts';
 import type { EventLog } from '../session/event-log.ts';
 import type { TurnDataEvent } from '../session/turn-record.ts';
+import { gateTaintedTurn, toolReadInWords } from './tainted-turn.ts';
+import { markUntrusted } from './untrusted-content.ts';
 
 /** What running one tool call produced. */
 export interface ToolCallOutcome {
@@ -18,6 +20,8 @@ export interface ToolCallOutcome {
    * `result` is only a placeholder the runtime replaces once the approval is decided.
    */
   readonly approvalRequired?: { readonly args: ToolArgs; readonly reason: string };
+  /** Set when a `readsUntrusted` tool succeeded: what the turn read, in words (`result of fetch_page`). */
+  readonly untrustedRead?: string;
 }
 
 /** What a tool call needs. */
@@ -63,15 +67,18 @@ export function terminalAnswerOf(output: unknown, content: string): string {
 
 /**
  * Runs one model tool call against the actor's tools: checks the name and the arguments, applies the
- * approval policy, dispatches through the router (generalist, routed specialist) or inline (bypass
- * specialist), checks the output, and logs the call. Every failure becomes an error tool result
- * for the model; nothing here throws for bad model input or a failing handler.
+ * approval policy (in a turn that read outside content, `untrustedReads` in words, as
+ * `gateTaintedTurn` says), dispatches through the router (generalist, routed specialist) or inline
+ * (bypass specialist), checks the output, and logs the call. A `readsUntrusted` tool's result is
+ * marked as outside content. Every failure becomes an error tool result for the model; nothing
+ * here throws for bad model input or a failing handler.
  */
 export async function runToolCall(
   deps: ToolCallDeps,
   tools: ReadonlyMap<string, RegisteredTool>,
   call: { readonly id: string; readonly name: string; readonly input: unknown },
   context: ToolHandlerContext,
+  untrustedReads: readonly string[] = [],
 ): Promise<ToolCallOutcome> {
   const logEntry = (type: 'tool_call' | 'specialist_execution' | 'protocol_violation', data: Record<string, unknown>): Promise<string> =>
     deps.log.append(context.sessionId, { type, turnId: context.turnId, actor: context.actorName, data });
@@ -90,7 +97,7 @@ export async function runToolCall(
     await logEntry('protocol_violation', { kind: 'invalid_arguments', tool: tool.name, issues: args.issues });
     return errorResult(call.id, args.message);
   }
-  const approval = await deps.registry.evaluateApproval(tool.name, args.value, context);
+  const approval = gateTaintedTurn(tool, await deps.registry.evaluateApproval(tool.name, args.value, context), untrustedReads);
   if (approval.required && context.approvalDecision?.decision !== 'granted') {
     await logEntry('tool_call', { tool: tool.name, outcome: 'approval_required', reason: approval.reason });
     return { ...errorResult(call.id, `"${tool.name}" is waiting for a person's approval.`), approvalRequired: { args: args.value, reason: approval.reason } };
@@ -121,8 +128,9 @@ export async function runToolCall(
   if (!checked.ok) return errorResult(call.id, checked.message);
   const dataEvent = domainDataOf(output, tool.name);
   return {
-    result: { type: 'tool_result', tool_use_id: call.id, content },
+    result: { type: 'tool_result', tool_use_id: call.id, content: tool.readsUntrusted ? markUntrusted(content, { source: 'tool', tool: tool.name }) : content },
     ...(tool.terminal ? { terminalOutput: terminalAnswerOf(output, content) } : {}),
     ...(dataEvent === undefined ? {} : { dataEvent }),
+    ...(tool.readsUntrusted ? { untrustedRead: toolReadInWords(tool.name) } : {}),
   };
 }

@@ -1,12 +1,13 @@
 import { injectionLogData, injectionMessage } from './injection-message.ts';
 import type { LiveTurn } from './live-turn.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
+import { untrustedReadsOf, withReads } from './tainted-turn.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 /**
  * Gives the model the injections it has not seen yet, as one user message, logging each. Under
  * `steer` (the channel's `midTurn`, else the actor's) it first takes every injection that arrived
- * mid-turn; otherwise only the turn's first step gets injections.
+ * mid-turn; otherwise only the turn's first step gets injections. Untrusted ones taint the turn.
  */
 export async function gatherInjections(deps: TurnRunnerDeps, turn: LiveTurn, actor: ResolvedActor): Promise<void> {
   const midTurn = deps.channelRoute?.(turn.record.replyTo.channel)?.midTurn ?? actor.config.midTurn;
@@ -14,7 +15,13 @@ export async function gatherInjections(deps: TurnRunnerDeps, turn: LiveTurn, act
   if (midTurn === 'steer') turn.inbox = await deps.store.steer(turn.record.sessionId);
   const fresh = turn.inbox.slice(turn.record.given);
   if (fresh.length === 0) return;
-  turn.record = { ...turn.record, given: turn.inbox.length, messages: [...turn.record.messages, injectionMessage(fresh)] };
+  const untrustedReads = withReads(turn.record.untrustedReads, untrustedReadsOf(fresh));
+  turn.record = {
+    ...turn.record,
+    given: turn.inbox.length,
+    messages: [...turn.record.messages, injectionMessage(fresh)],
+    ...(untrustedReads === undefined ? {} : { untrustedReads }),
+  };
   const { sessionId, turnId, actor: actorName } = turn.record;
   for (const injection of fresh) {
     await deps.log.append(sessionId, { type: 'injection', turnId, actor: actorName, data: injectionLogData(injection) });

@@ -1,6 +1,7 @@
 import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.ts';
 import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
 import type { TurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
+import type { TurnBudgets } from '../budgets/turn-budgets.ts';
 import type { ModelClient, ModelTool } from '../model/model-types.ts';
 import type { ToolRouter } from '../router/tool-router.ts';
 import type { EventLog } from '../session/event-log.ts';
@@ -48,4 +49,10 @@ export interface TurnRunnerDeps {
   readonly stopRequested?: (record: TurnRecord) => Promise<boolean>;
   /** Wait limit of a `delegated` turn, in ms. Default 10 minutes. */
   readonly delegationTimeoutMs?: number;
+  /**
+   * Spending budgets and the senders' turn rate: checked before a new turn's first model call (a
+   * turn over one settles with an error part saying so, without calling the model), and every
+   * model call's usage counted. Unset: nothing is limited or counted.
+   */
+  readonly budgets?: TurnBudgets;
 }

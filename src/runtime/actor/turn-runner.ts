@@ -9,6 +9,7 @@ import { lockLost, type LiveTurn, type TurnExit } from './live-turn.ts';
 import { rememberSize } from './model-request.ts';
 import { callModel } from './model-step.ts';
 import { resumeTurn } from './resume-turn.ts';
+import { countModelCall, refusedByBudget } from './turn-budget.ts';
 import { stopped } from './turn-stop.ts';
 import { turnEnd, type TurnScope } from './turn-end.ts';
 import { gatherInjections } from './turn-injections.ts';
@@ -86,8 +87,10 @@ async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSigna
     const actor = await actorForNextStep(scope);
     if (actor === undefined) return 'settled';
     await gatherInjections(deps, turn, actor);
+    if (await refusedByBudget(scope)) return 'settled';
     const call = await callModel(scope, actor, signal);
     if (call === undefined) return 'settled';
+    await countModelCall(scope, call.response.usage);
     const outcome = await applyResponse(deps, turn, actor, now, call);
     if (outcome.awaitingApproval.length > 0 && deps.approvals !== undefined) {
       await suspendForApprovals(deps, deps.approvals, turn, call.step, outcome);

@@ -75,9 +75,10 @@ const whatsAppTemplate = {
 const channelRoute = {
   type: 'object',
   additionalProperties: false,
-  required: ['actor'],
   properties: {
     actor: actorName,
+    // Checked by resolve-senders.ts, whose messages say what each mode and pattern may be.
+    senders: { description: 'open, allowlist or pairing, or { mode, allow, refusal }' },
     midTurn,
     maxSegments: { type: 'integer', minimum: 1, maximum: 30, description: 'the most SMS segments one answer may use, from 1 to 30' },
     groups: { enum: ['mentions', 'all', 'off'], description: 'which WhatsApp group messages start a turn: mentions, all or off' },
@@ -181,6 +182,28 @@ const peer = {
   },
 };
 
+/** A budget limit; `resolveBudgets` checks the value, so one message covers both forms. */
+const budgetLimit = { description: 'a whole number of 0 or more, or unlimited' };
+
+const budgetLimits = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { tokensPerDay: budgetLimit, tokensPerMonth: budgetLimit, callsPerDay: budgetLimit, callsPerMonth: budgetLimit },
+};
+
+const budgets = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    unknownSenders: budgetLimits,
+    knownSenders: budgetLimits,
+    people: { type: 'object', additionalProperties: budgetLimits },
+    conversations: budgetLimits,
+    deployment: budgetLimits,
+    turnsPerMinute: budgetLimit,
+  },
+};
+
 /** The schema of `switchboard.yaml`. */
 export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
   type: 'object',
@@ -198,6 +221,7 @@ export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
     approvals: { type: 'array', items: approval },
     schedules: { type: 'array', items: schedule },
     peers: { type: 'array', items: peer },
+    budgets,
     models: {
       type: 'object',
       additionalProperties: false,

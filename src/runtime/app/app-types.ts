@@ -66,6 +66,38 @@ export interface WhatsAppTemplate {
   readonly language: string;
 }
 
+/**
+ * Who may start a conversation on a channel (`channels.<id>.senders`): `open` (anyone),
+ * `allowlist` (known people, the `allow` entries and senders an operator approved) or `pairing`
+ * (as `allowlist`, and an unknown sender gets a one-time code an operator approves).
+ */
+export const SENDER_MODES = ['open', 'allowlist', 'pairing'] as const;
+
+/** One of {@link SENDER_MODES}. */
+export type SenderMode = (typeof SENDER_MODES)[number];
+
+/** Whether a sender an allowlist leaves out is told so: once per sender per day, or never. */
+export const REFUSAL_MODES = ['daily', 'never'] as const;
+
+/** One of {@link REFUSAL_MODES}. */
+export type RefusalMode = (typeof REFUSAL_MODES)[number];
+
+/** A channel's sender policy, checked, before the channel's default mode is applied. */
+export interface SendersConfig {
+  /** The mode `switchboard.yaml` sets; absent: the channel's default (`src/runtime/senders/sender-policy.ts`). */
+  readonly mode?: SenderMode;
+  /**
+   * Addresses let in besides known people: exact ones or `*` patterns (`+44*`, `*@example.com`,
+   * `T0123:*`). Email entries lower-cased. Default `[]`.
+   */
+  readonly allow: readonly string[];
+  /**
+   * `allowlist` only: whether a sender left out gets one polite refusal a day. Absent: the
+   * channel's default (`daily`; `never` for WhatsApp on a linked personal number).
+   */
+  readonly refusal?: RefusalMode;
+}
+
 /** A known person and the addresses that identify them on each channel. */
 export interface Person {
   /** Stable id, referenced by approvals (`^[a-z0-9][a-z0-9._-]*$`). */
@@ -168,6 +200,45 @@ export interface PeerConfig {
   readonly timeoutSeconds: number;
 }
 
+/**
+ * Spending limits of one budget scope (a sender, a conversation, the deployment), per UTC calendar
+ * day and month. An absent field is no limit. Tokens are every token of a model call: input,
+ * output, cache reads and cache writes.
+ */
+export interface BudgetLimits {
+  /** Model tokens per UTC day. */
+  readonly tokensPerDay?: number;
+  /** Model tokens per UTC month. */
+  readonly tokensPerMonth?: number;
+  /** Model calls per UTC day. */
+  readonly callsPerDay?: number;
+  /** Model calls per UTC month. */
+  readonly callsPerMonth?: number;
+}
+
+/** A {@link BudgetLimits} field as `switchboard.yaml` writes it: a whole number, or `unlimited`. */
+export type BudgetLimitsFile = { readonly [Key in keyof BudgetLimits]?: number | 'unlimited' };
+
+/**
+ * What the model may cost, from `switchboard.yaml`'s `budgets:` with defaults filled (see
+ * `resolve-budgets.ts`). A sender is known when the channel matched them to a person, or when they
+ * are a peer agent or a schedule of the app; anyone else is unknown.
+ */
+export interface BudgetsConfig {
+  /** Each unknown sender. Default 200 000 tokens and 100 model calls per day. */
+  readonly unknownSenders: BudgetLimits;
+  /** Each known sender. Default none. */
+  readonly knownSenders: BudgetLimits;
+  /** Known people with limits of their own, by person id; a field left out is {@link knownSenders}'. */
+  readonly people: Readonly<Record<string, BudgetLimits>>;
+  /** Each conversation (session). Default none. */
+  readonly conversations: BudgetLimits;
+  /** The whole deployment, every conversation together. Default none. */
+  readonly deployment: BudgetLimits;
+  /** Turns one sender may start per minute, whatever the channel. Default 10; absent: no limit. */
+  readonly turnsPerMinute?: number;
+}
+
 /** An actor file as written (`actors/<name>.yaml`), after schema validation. */
 export interface ActorFile {
   readonly name: string;
@@ -184,7 +255,8 @@ export interface SwitchboardConfig {
   readonly app: string;
   /** The actor that answers when nothing more specific applies. */
   readonly entryActor: string;
-  readonly channels?: Readonly<Partial<Record<RoutableChannel, ChannelRoute>>>;
+  /** Routes as written: `actor` may be left out (the entry actor answers); `senders` is checked by `resolve-senders.ts`. */
+  readonly channels?: Readonly<Partial<Record<RoutableChannel, Omit<ChannelRoute, 'actor'> & { readonly actor?: string; readonly senders?: unknown }>>>;
   readonly people?: readonly {
     readonly id: string;
     readonly name: string;
@@ -211,6 +283,15 @@ export interface SwitchboardConfig {
   readonly models?: {
     /** Writes `llm-context` for peers that read it. Default `DEFAULT_TRANSLATOR_MODEL` (`claude-haiku-5-5`). */
     readonly llmContext?: string;
+  };
+  /** What the model may cost, per sender, conversation and deployment; see {@link BudgetsConfig}. */
+  readonly budgets?: {
+    readonly unknownSenders?: BudgetLimitsFile;
+    readonly knownSenders?: BudgetLimitsFile;
+    readonly people?: Readonly<Record<string, BudgetLimitsFile>>;
+    readonly conversations?: BudgetLimitsFile;
+    readonly deployment?: BudgetLimitsFile;
+    readonly turnsPerMinute?: number | 'unlimited';
   };
   readonly peers?: readonly {
     readonly id: string;
@@ -248,6 +329,12 @@ export interface LoadedApp {
    */
   readonly channels: Readonly<Record<RoutableChannel, ChannelRoute>>;
   readonly people: readonly Person[];
+  /**
+   * Who may write on each channel of {@link CHANNEL_NAMES}, as `switchboard.yaml` sets it.
+   * `loadApp` always sets it; optional only so that apps built by hand in tests may leave it out
+   * (every channel then has its default).
+   */
+  readonly senders?: Readonly<Record<ChannelName, SendersConfig>>;
   readonly approvals: readonly ApprovalConfig[];
   /**
    * Every schedule, disabled ones included, in file order. `loadApp` always sets it (`[]`
@@ -256,6 +343,11 @@ export interface LoadedApp {
   readonly schedules?: readonly ScheduleConfig[];
   /** The known peers, in file order, tokens resolved from the environment. `[]` when none. */
   readonly peers: readonly PeerConfig[];
+  /**
+   * What the model may cost (`budgets:`, defaults filled). `loadApp` always sets it; optional only
+   * so that apps built by hand in tests may leave it out, and then nothing is limited.
+   */
+  readonly budgets?: BudgetsConfig;
   /** The names of the tools registered from `tools/`, sorted by file name. */
   readonly tools: readonly string[];
   /**

@@ -12,9 +12,11 @@ import { loadSurfaces } from './load-surfaces.ts';
 import { loadTools } from './load-tools.ts';
 import { readSwitchboardFile, SWITCHBOARD_FILE } from './read-switchboard-file.ts';
 import { resolveApprovals } from './resolve-approvals.ts';
+import { resolveBudgets } from './resolve-budgets.ts';
 import { resolvePeers, type EnvironmentLookup, type ResolvePeersContext } from './resolve-peers.ts';
 import { resolvePeople } from './resolve-people.ts';
 import { resolveSchedules } from './resolve-schedules.ts';
+import { resolveSenders } from './resolve-senders.ts';
 
 /** The result of {@link loadApp}; the shapes it holds (`Person`, `ApprovalConfig`, ...) are in `app-types.ts`. */
 export type { LoadedApp } from './app-types.ts';
@@ -95,10 +97,12 @@ function resolveChannels(
   const routes = {} as Record<RoutableChannel, ChannelRoute>;
   for (const channel of ROUTABLE_CHANNELS) {
     const route = config.channels?.[channel];
-    if (route !== undefined && !actorNames.has(route.actor)) {
+    if (route?.actor !== undefined && !actorNames.has(route.actor)) {
       problems.add(SWITCHBOARD_FILE, `channels.${channel}.actor`, `"${route.actor}" is not an actor of this app. Actors: ${known}`);
     }
-    routes[channel] = route === undefined ? { actor: config.entryActor } : { ...route };
+    // `senders` is not part of the route: resolveSenders reads it.
+    const { senders: _senders, ...written } = route ?? {};
+    routes[channel] = { ...written, actor: route?.actor ?? config.entryActor };
   }
   // One a2a task is one turn: a peer's message sent mid-turn waits for its own turn.
   routes.a2a = { ...routes.a2a, midTurn: 'followup' };
@@ -124,8 +128,10 @@ function peersContext(config: SwitchboardConfig, actorNames: ReadonlySet<string>
  * - every `actors/<name>.yaml` becomes an {@link ActorConfig} (defaults filled), its tool names
  *   resolved against the registry (after {@link LoadAppOptions.registerBuiltins} ran);
  * - `switchboard.yaml` gives the app name, the entry actor, channel routes (channels it leaves out go
- *   to the entry actor), people, approvals, schedules and peers (tokens read through
- *   {@link LoadAppOptions.environment}), all cross-checked.
+ *   to the entry actor; `actor` may be left out), who may write on each channel (`senders`), people,
+ *   approvals, schedules and peers (tokens read through
+ *   {@link LoadAppOptions.environment}) and budgets (defaults filled, see `resolve-budgets.ts`), all
+ *   cross-checked.
  *
  * Tools are registered as they load, so after a failure the registry may hold some of them.
  *
@@ -155,6 +161,8 @@ export async function loadApp(options: LoadAppOptions): Promise<LoadedApp> {
   const channels = resolveChannels(config, actorNames, problems);
   const approvals = resolveApprovals(config, people, options.registry, problems);
   const schedules = resolveSchedules(config, actorNames, people, problems);
+  const budgets = resolveBudgets(config, people, problems);
+  const senders = resolveSenders(config, problems);
   if (problems.size > 0) throw appInvalidError(dir, problems.list());
-  return { name: config.app, entryActor: config.entryActor, actors, channels, people, approvals, schedules, peers, tools, surfaces, config };
+  return { name: config.app, entryActor: config.entryActor, actors, channels, people, senders, approvals, schedules, peers, tools, surfaces, budgets, config };
 }

@@ -56,6 +56,11 @@ export interface ApprovalRecord {
   readonly reason?: string;
   /** Where the request was shown (the conversation of the turn). */
   readonly replyTo: Destination;
+  /**
+   * Why a person is asked beyond the tool's policy, shown with the request: in a turn that read
+   * content from outside, `this turn read content from outside: email body`.
+   */
+  readonly askedBecause?: string;
 }
 
 /** One line of an approval's audit trail. */
@@ -84,7 +89,7 @@ export type DecisionOutcome =
 export interface NewApproval
   extends Pick<
     ApprovalRecord,
-    'sessionId' | 'turnId' | 'actor' | 'toolName' | 'toolCallId' | 'args' | 'approvers' | 'requester' | 'allowRequester' | 'replyTo'
+    'sessionId' | 'turnId' | 'actor' | 'toolName' | 'toolCallId' | 'args' | 'approvers' | 'requester' | 'allowRequester' | 'replyTo' | 'askedBecause'
   > {
   /** How long the approval may wait, in ms. */
   readonly ttlMs: number;

@@ -191,6 +191,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
           expiresAt,
           status: 'pending',
           replyTo: input.replyTo,
+          ...(input.askedBecause === undefined ? {} : { askedBecause: input.askedBecause }),
         };
         const entry: ApprovalAuditEntry = { at: createdAt, action: 'requested', by: input.requester };
         const id = record.approvalId;

@@ -29,6 +29,7 @@ describe('scheduledInjection', () => {
       conversationKey: '+15550100',
       sender: { id: 'schedule:morning', verified: true, displayName: 'schedule morning' },
       text: 'Give Grace her morning briefing.',
+      content: { source: 'schedule', trusted: true },
       data: { origin: 'schedule', scheduleId: 'morning', actor: 'concierge' },
       replyTo: destination,
       receivedAt: '2026-03-02T09:00:00.000Z',

@@ -20,7 +20,8 @@ export type ScheduledInjectionData = {
  * The injection of the tick of `schedule` due at `firedAt`, answered at `destination`:
  * id `schedule:<id>:<firedAt ms>` (the same for every run of one tick, so the inbound queue keeps
  * one), kind `message`, the destination's channel and address as conversation key (for web, the
- * conversation id), sender `schedule:<id>` (verified), the prompt as text,
+ * conversation id), sender `schedule:<id>` (verified), the prompt as text (content `schedule`,
+ * trusted: the operator wrote it),
  * `data` {@link ScheduledInjectionData}, and `receivedAt` the tick's time.
  *
  * When the recipient is a person, the sender carries their `personId`: the turn runs on their
@@ -53,6 +54,8 @@ export function scheduledInjection(
       ...(person === undefined ? {} : { personId: person.id }),
     },
     text: schedule.prompt,
+    // The prompt is the operator's own, from switchboard.yaml.
+    content: { source: 'schedule', trusted: true },
     data,
     replyTo: destination,
     receivedAt: firedAt.toISOString(),

@@ -22,6 +22,12 @@ export type EventLogType =
    * `code` or `problems`.
    */
   | 'surface_dropped'
+  /**
+   * What the sender policy did with a message before it reached the mailbox. Data: `outcome`
+   * (`allowed`, `refused`, `pairing-code-sent`, `held`, `blocked`), `mode`, `sender`, `injectionId`,
+   * and `reason` or `released` (held messages let through ahead of it) when there is one.
+   */
+  | 'sender_policy'
   | 'turn_settled';
 
 /** One entry of the log. */

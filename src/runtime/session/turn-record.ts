@@ -50,6 +50,12 @@ export interface TurnRecord {
   readonly heldResults?: readonly ModelInputBlock[];
   /** Where this turn's answers go. */
   readonly replyTo: Injection['replyTo'];
+  /**
+   * What the turn read from outside the operator's control, in words, in the order first read
+   * (`email body`, `result of fetch_page`): set once it read any (the turn is then tainted, and
+   * approval policies do not let calls run on their own), kept when the turn resumes.
+   */
+  readonly untrustedReads?: readonly string[];
 }
 
 /** A part as emitted in a turn. */

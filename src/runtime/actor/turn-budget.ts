@@ -1,0 +1,28 @@
+import type { BudgetedTurn } from '../budgets/turn-budgets.ts';
+import type { ModelUsage } from '../model/model-types.ts';
+import type { LiveTurn } from './live-turn.ts';
+import type { TurnScope } from './turn-end.ts';
+
+function budgetedTurn(turn: LiveTurn): BudgetedTurn {
+  return { turnId: turn.record.turnId, sessionId: turn.record.sessionId, first: turn.inbox[0] };
+}
+
+/**
+ * Before a turn's first model call: fails the turn with the refusal's words (an error part, logged
+ * with its reason) when its sender, its conversation or the deployment is over a budget, or the
+ * sender over its turn rate; whether it did. A turn that already called the model (one resumed
+ * after approvals, or going on after a tool call) always finishes. Call it after the turn's
+ * injections were given to it, so the refused messages stay in the conversation's history.
+ */
+export async function refusedByBudget({ deps, turn, end, now }: TurnScope): Promise<boolean> {
+  if (deps.budgets === undefined || turn.record.step !== 0) return false;
+  const refusal = await deps.budgets.admit(budgetedTurn(turn), now());
+  if (refusal === undefined) return false;
+  await end.fail(refusal.reason, refusal.text);
+  return true;
+}
+
+/** Counts one model call of the turn, and its usage, against the budgets. */
+export async function countModelCall({ deps, turn, now }: TurnScope, usage: ModelUsage): Promise<void> {
+  await deps.budgets?.record(budgetedTurn(turn), usage, now());
+}
