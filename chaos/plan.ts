@@ -42,7 +42,7 @@ export interface ChaosPlan {
   readonly drainTimeoutMs: number;
   /**
    * The service's session-lock TTL and BullMQ job lock, in ms (how soon a killed worker's turns
-   * move on). Default: the service's own (30 s and 15 s).
+   * move on). Default: the service's own (5 s and 4 s).
    */
   readonly lockTtlMs?: number;
 }

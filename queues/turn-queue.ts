@@ -24,6 +24,17 @@ export const TURN_QUEUE_NAME = 'turns';
 
 const JOB_NAME = 'turn';
 
+/**
+ * How soon a dead worker's turns move on, and what it costs. A live worker renews the session lock
+ * of each running turn every third of its TTL (0.6 commands a second per turn) and BullMQ renews
+ * the job lock every half (0.5 a second per turn); each worker checks for stalled jobs every 2 s
+ * (0.5 a second). A SIGKILLed worker's job is back after its job lock runs out and the next check
+ * (2 to 6 s), and its session is free once the lock it can no longer renew expires (3.3 to 5 s).
+ */
+const DEFAULT_SESSION_LOCK_TTL_MS = 5_000;
+const DEFAULT_JOB_LOCK_MS = 4_000;
+const DEFAULT_STALLED_INTERVAL_MS = 2_000;
+
 interface TurnJobData {
   readonly sessionId: string;
 }
@@ -127,7 +138,10 @@ export interface TurnWorkerOptions {
   readonly prefix?: string;
   /** Turns run at the same time by this worker (each of a different session). Default 16. */
   readonly concurrency?: number;
-  /** Session lock lifetime without a heartbeat, in milliseconds; heartbeat every third. Default 30000. */
+  /**
+   * Session lock lifetime without a heartbeat, in milliseconds; heartbeat every third. Default 5000:
+   * a killed worker's sessions are free again within 5 s.
+   */
   readonly lockTtlMs?: number;
   /**
    * Delay before a job whose session is busy is tried again, in milliseconds, while the job is
@@ -141,9 +155,9 @@ export interface TurnWorkerOptions {
    * traffic of jobs waiting behind a long turn and how late they start after it. Default 1000.
    */
   readonly busyMaxRetryDelayMs?: number;
-  /** BullMQ job lock duration (`lockDuration`), renewed by BullMQ every half, in milliseconds. Default 15000. */
+  /** BullMQ job lock duration (`lockDuration`), renewed by BullMQ every half, in milliseconds. Default 4000. */
   readonly jobLockDurationMs?: number;
-  /** Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds. Default 15000. */
+  /** Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds. Default 2000. */
   readonly stalledIntervalMs?: number;
   /** Times a job may stall and be put back before it fails (`maxStalledCount`). Default 1. */
   readonly maxStalledCount?: number;
@@ -178,7 +192,7 @@ function toError(thrown: unknown): Error {
 export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'worker');
-  const locks = createSessionLock({ redis: redis.client, prefix, ttlMs: options.lockTtlMs ?? 30_000 });
+  const locks = createSessionLock({ redis: redis.client, prefix, ttlMs: options.lockTtlMs ?? DEFAULT_SESSION_LOCK_TTL_MS });
   const busyRetryDelayMs = options.busyRetryDelayMs ?? 50;
   const busyMaxRetryDelayMs = Math.max(busyRetryDelayMs, options.busyMaxRetryDelayMs ?? 1000);
   /** Delay for a busy session's job: short while the job is young, longer as it keeps waiting. */
@@ -232,8 +246,8 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     connection: redis.client,
     prefix,
     concurrency: options.concurrency ?? 16,
-    lockDuration: options.jobLockDurationMs ?? 15_000,
-    stalledInterval: options.stalledIntervalMs ?? 15_000,
+    lockDuration: options.jobLockDurationMs ?? DEFAULT_JOB_LOCK_MS,
+    stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
     maxStalledCount: options.maxStalledCount ?? 1,
   });
   worker.on('error', onError);

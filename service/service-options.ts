@@ -39,9 +39,9 @@ export interface ServiceOptions {
   readonly http?: HttpServerLimits;
   /** Turns run at once by this process. Default 64. */
   readonly turnConcurrency?: number;
-  /** How long a session lock lives without a heartbeat, in ms. Default 30000. */
+  /** How long a session lock lives without a heartbeat, in ms. Default 5000. */
   readonly sessionLockTtlMs?: number;
-  /** How long a worker's hold on a job lives without renewal, in ms (crash detection). Default 15000. */
+  /** How long a worker's hold on a job lives without renewal, in ms (crash detection). Default 4000. */
   readonly jobLockDurationMs?: number;
   /** Overrides every tool's approval expiry, in ms (tests, demos). Default: per tool from switchboard.yaml. */
   readonly approvalTtlMs?: number;

@@ -41,9 +41,16 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
     // delivered; they do not depend on each other, so they share a round trip.
     await Promise.all([deps.store.saveTurn(record), deps.log.flush?.(record.sessionId)]);
     await deps.output.settle(record, turnState);
+    // The settlement's log (its deliveries and `turn_settled`) is written BEFORE the turn is
+    // cleared. A Redis that loses the last writes it acknowledged (a crash under `appendfsync
+    // everysec`) loses a suffix of them: either the log and the clearing both survive, or the
+    // turn is still there and is settled again (idempotently) when its job is retried. Writing
+    // the log after the clearing could keep the clearing and lose the log: a turn settled for
+    // good that never says so.
+    await deps.log.append(record.sessionId, { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } });
+    await deps.log.flush?.(record.sessionId);
     const budget = deps.actors.get(record.actor)?.config.limits.historyTokenBudget ?? DEFAULT_HISTORY_TOKEN_BUDGET;
     turn.waitingAfter = await deps.store.finishTurn(record, trimJoinedHistory(turn.history, record.messages, budget * 2));
-    await deps.log.append(record.sessionId, { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } });
   };
   const fail = async (reason: string, text: string): Promise<void> => {
     const { sessionId, turnId, actor, step } = turn.record;

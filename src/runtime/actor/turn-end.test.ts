@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import type { EventLogEntry } from '../session/event-log.ts';
+import type { TurnRecord } from '../session/turn-record.ts';
+import { turnEnd } from './turn-end.ts';
+import type { TurnRunnerDeps } from './turn-runner-deps.ts';
+
+const record: TurnRecord = {
+  turnId: 'turn-1', sessionId: 's1', actor: 'concierge', startedAt: '2026-11-26T10:00:00Z', deadlineAt: '2026-11-26T10:02:00Z',
+  step: 2, corrective: 0, handoffs: 0, given: 1, messages: [], status: 'running', emitted: [], dataEvents: [], replyTo: { channel: 'web', address: 'c1' },
+};
+
+/** Deps that record, in order, what reached Redis: flushed log batches, saves and the clearing. */
+function recordingDeps(): { deps: TurnRunnerDeps; writes: string[] } {
+  const writes: string[] = [];
+  let buffered: EventLogEntry[] = [];
+  const deps = {
+    actors: new Map(),
+    store: {
+      saveTurn: () => { writes.push('saveTurn'); return Promise.resolve(); },
+      finishTurn: () => { writes.push('finishTurn'); return Promise.resolve(0); },
+    },
+    log: {
+      append: (_session: string, entry: EventLogEntry) => { buffered.push(entry); return Promise.resolve(''); },
+      flush: () => {
+        if (buffered.length > 0) writes.push(`log: ${buffered.map((entry) => entry.type).join(', ')}`);
+        buffered = [];
+        return Promise.resolve();
+      },
+      read: () => Promise.resolve([]),
+    },
+    output: {
+      settle: (turn: TurnRecord) => { writes.push(`settle ${turn.status}`); return Promise.resolve(); },
+    },
+  } as unknown as TurnRunnerDeps;
+  return { deps, writes };
+}
+
+describe('a turn that settles', () => {
+  it('writes its turn_settled entry before the turn is cleared, so a Redis that loses its last writes cannot keep one without the other', async () => {
+    const { deps, writes } = recordingDeps();
+    await turnEnd(deps, { record, inbox: [], history: [] }).finish('complete');
+    expect(writes).toEqual(['saveTurn', 'settle settled', 'log: turn_settled', 'finishTurn']);
+  });
+});
