@@ -180,12 +180,19 @@ async function renderPage(options: AdminRoutesOptions): Promise<string> {
       return renderSection(title, rows);
     }),
   );
+  // The other sections are read at the same time, not one after another.
+  const [operationsNow, failuresNow, budgetsNow, extra] = await Promise.all([
+    operations?.(),
+    failures?.({ limit: LIST_LIMIT }),
+    options.budgets?.(),
+    options.extraSections?.() ?? '',
+  ]);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>switchboard: operations</title><style>${STYLE}</style></head>
-<body>${renderOperations(operations === undefined ? undefined : await operations())}
-${renderFailures(failures === undefined ? undefined : await failures({ limit: LIST_LIMIT }))}
-${renderBudgets(options.budgets === undefined ? undefined : await options.budgets())}
-${options.extraSections === undefined ? '' : await options.extraSections()}
+<body>${renderOperations(operationsNow)}
+${renderFailures(failuresNow)}
+${renderBudgets(budgetsNow)}
+${extra}
 <h1>Approvals</h1>
 ${rendered.join('\n')}
 </body></html>`;

@@ -22,8 +22,8 @@ export function createClosers(onError: (error: unknown) => void): Closers {
   const closers: Closer[] = [];
   let closing: Promise<void> | undefined;
   const run = async (): Promise<void> => {
-    const ordered = closers.map((closer, index) => ({ closer, index })).sort((a, b) => a.closer.order - b.closer.order || a.index - b.index);
-    for (const { closer } of ordered) await closer.close().catch(onError);
+    // Array sorting is stable: equal orders stay in the order added.
+    for (const closer of [...closers].sort((a, b) => a.order - b.order)) await closer.close().catch(onError);
   };
   return {
     add(order, close) {

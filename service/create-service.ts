@@ -30,7 +30,7 @@ import { sessionIdOf } from '../src/runtime/session/session-id.ts';
 import { createRedisClient, serviceRedisOptions } from '../src/runtime/redis/redis-client.ts';
 import { untilRedisReady } from '../src/runtime/redis/redis-ready.ts';
 import { watchRedisConnection, type RedisWatchLogger } from '../src/runtime/redis/redis-watch.ts';
-import { deploymentPrefix, parseRedisTarget } from '../src/runtime/redis/redis-target.ts';
+import { deploymentPrefix, redisAddress } from '../src/runtime/redis/redis-target.ts';
 import { deliveryLogEntry } from '../queues/delivery-log-entry.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
 import { createClosers, type Closers } from './closers.ts';
@@ -72,7 +72,7 @@ async function connectRedis(url: string, embedded: boolean, logger: RedisWatchLo
     await untilRedisReady(redis, REDIS_START_TIMEOUT_MS);
   } catch (error) {
     redis.disconnect();
-    const address = parseRedisTarget(url).nodes.map((node) => `${node.host}:${String(node.port)}`).join(', ');
+    const address = redisAddress(url);
     const fix = embedded ? 'the private redis-server started but does not answer: look at its log in .data/redis' : 'check that Redis runs there and that REDIS_URL points at it';
     const source = embedded ? 'the private Redis' : 'REDIS_URL';
     throw new SwitchboardError('redis.unavailable', `Redis at ${address} (${source}) did not answer within ${String(REDIS_START_TIMEOUT_MS / 1000)} s: ${fix}.`, { cause: error, details: { address, variable: 'REDIS_URL' } });

@@ -3,9 +3,10 @@
  * checks for them) and writing times and money for people. The leading `_` keeps the app loader from
  * treating this file as a template.
  */
+import { formatLocalDate } from '../tools/format_itinerary.ts';
 
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** `Fri 18 Dec 2026`: the date of an ISO 8601 local date-time (or a `YYYY-MM-DD` date), as the tools write it. */
+export { formatLocalDate };
 
 /** A JSON object. */
 export type Fields = Readonly<Record<string, unknown>>;
@@ -56,18 +57,9 @@ export function localTime(iso: string): string {
   return iso.slice(11, 16);
 }
 
-/** `Fri 18 Dec 2026`: the date of an ISO 8601 local date-time (or a `YYYY-MM-DD` date), read from its text. */
-export function localDate(iso: string): string {
-  const year = Number(iso.slice(0, 4));
-  const month = Number(iso.slice(5, 7));
-  const day = Number(iso.slice(8, 10));
-  const weekday = WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()] ?? '';
-  return `${weekday} ${String(day)} ${MONTHS[month - 1] ?? ''} ${String(year)}`;
-}
-
 /** `07:25`, or `Sat 19 Dec 2026, 01:15` when `iso` falls on another day than `sameDayAs`. */
 export function timeOnDay(iso: string, sameDayAs: string): string {
-  return iso.slice(0, 10) === sameDayAs.slice(0, 10) ? localTime(iso) : `${localDate(iso)}, ${localTime(iso)}`;
+  return iso.slice(0, 10) === sameDayAs.slice(0, 10) ? localTime(iso) : `${formatLocalDate(iso)}, ${localTime(iso)}`;
 }
 
 /** `GBP 236.00`: the amount after its currency code, as the tools write money. */

@@ -3,7 +3,7 @@
  * reference, the flight, its local times, the travellers and the total paid.
  */
 import { basicSurfaceMessage, defineSurface, type A2uiComponent } from 'switchboard';
-import { asList, fieldsOf, isFields, listOf, localDate, localTime, money, numberOf, textOf, timeOnDay } from './_format.ts';
+import { asList, fieldsOf, isFields, listOf, formatLocalDate, localTime, money, numberOf, textOf, timeOnDay } from './_format.ts';
 
 /** One booking as the data model holds it. */
 interface BookingItem {
@@ -25,7 +25,7 @@ function bookingItem(booking: unknown): BookingItem {
     reference: `Reference ${textOf(booking, 'bookingReference')}`,
     flight: `${textOf(flight, 'flightNumber')} · ${textOf(flight, 'airline')}`,
     route: `${textOf(flight, 'origin')} → ${textOf(flight, 'destination')}`,
-    times: `${localDate(departure)}: departs ${localTime(departure)}, arrives ${timeOnDay(textOf(flight, 'arrival'), departure)} (local times)`,
+    times: `${formatLocalDate(departure)}: departs ${localTime(departure)}, arrives ${timeOnDay(textOf(flight, 'arrival'), departure)} (local times)`,
     travellers: listOf(booking, 'passengers').map((passenger) => {
       if (!isFields(passenger)) throw new Error('each passenger should be an object');
       return { name: textOf(passenger, 'fullName') };

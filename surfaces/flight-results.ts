@@ -5,7 +5,7 @@
  * passengers, totalCost, currency }`: the arguments book_flight needs besides the travellers' names.
  */
 import { basicSurfaceMessage, defineSurface, type A2uiComponent } from 'switchboard';
-import { asList, count, fieldsOf, isFields, listOf, localDate, localTime, money, numberOf, textOf, timeOnDay, type Fields } from './_format.ts';
+import { asList, count, fieldsOf, isFields, listOf, formatLocalDate, localTime, money, numberOf, textOf, timeOnDay, type Fields } from './_format.ts';
 
 /** One flight as the data model holds it: the lines a Card shows and the Book button's context. */
 interface FlightItem {
@@ -59,7 +59,7 @@ function title(data: unknown, flights: number): string {
   const [first] = asList(data);
   const route = fieldsOf(first, 'route');
   const date = isFields(first) ? textOf(first, 'date') : '';
-  const where = `${textOf(route, 'origin')} → ${textOf(route, 'destination')} on ${localDate(date)}`;
+  const where = `${textOf(route, 'origin')} → ${textOf(route, 'destination')} on ${formatLocalDate(date)}`;
   return flights === 0 ? `No flights ${where}` : `${count(flights, 'flight')} ${where}`;
 }
 

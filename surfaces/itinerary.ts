@@ -4,7 +4,7 @@
  * reference) and a note that times are local.
  */
 import { basicSurfaceMessage, defineSurface, type A2uiComponent } from 'switchboard';
-import { asList, count, isFields, listOf, localDate, localTime, textOf, type Fields } from './_format.ts';
+import { asList, count, isFields, listOf, formatLocalDate, localTime, textOf, type Fields } from './_format.ts';
 
 /** One flight as the data model holds it. */
 interface LegItem {
@@ -33,8 +33,8 @@ function legItems(data: unknown): LegItem[] {
     return {
       heading: `Flight ${String(index + 1)} of ${String(flights.length)}: ${textOf(flight, 'flightNumber')}`,
       route: `${airport(flight, 'origin')} → ${airport(flight, 'destination')}`,
-      departs: `Departs ${localDate(departure)}, ${localTime(departure)}`,
-      arrives: `Arrives ${localDate(arrival)}, ${localTime(arrival)}`,
+      departs: `Departs ${formatLocalDate(departure)}, ${localTime(departure)}`,
+      arrives: `Arrives ${formatLocalDate(arrival)}, ${localTime(arrival)}`,
       reference: `Booking reference ${textOf(flight, 'bookingReference')}`,
     };
   });

@@ -27,13 +27,18 @@ export interface FormatItineraryArgs {
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** `Fri 18 Dec 2026, 07:25`, read from the text of an ISO local time (no time zone conversion). */
-export function formatLocalTime(iso: string): string {
+/** `Fri 18 Dec 2026`: the date of an ISO local time (or a `YYYY-MM-DD` date), read from its text. */
+export function formatLocalDate(iso: string): string {
   const year = Number(iso.slice(0, 4));
   const month = Number(iso.slice(5, 7));
   const day = Number(iso.slice(8, 10));
   const weekday = WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()] ?? '';
-  return `${weekday} ${day} ${MONTHS[month - 1] ?? ''} ${year}, ${iso.slice(11, 16)}`;
+  return `${weekday} ${day} ${MONTHS[month - 1] ?? ''} ${year}`;
+}
+
+/** `Fri 18 Dec 2026, 07:25`, read from the text of an ISO local time (no time zone conversion). */
+export function formatLocalTime(iso: string): string {
+  return `${formatLocalDate(iso)}, ${iso.slice(11, 16)}`;
 }
 
 function airport(code: string): string {

@@ -51,9 +51,11 @@ interface Throttle {
  * A small A2A peer built from the SDK's server pieces. What it does depends on the message text:
  * `hotels` completes with progress, an artifact and llm-context; `book` asks which city and
  * completes when answered on the same task; `hang` never answers; `approve` waits for an approval
- * (auth-required) for 150 ms, then completes; anything else fails the task.
+ * (auth-required) for 150 ms, then completes; `again` is rejected as a repeat of the last `hotels`
+ * task (`metadata.duplicateOf`, as a switchboard peer says it); anything else fails the task.
  */
 function fakeExecutor(): AgentExecutor {
+  let lastHotelsTaskId = '';
   return {
     execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
       const where = { taskId: request.taskId, contextId: request.contextId };
@@ -65,6 +67,7 @@ function fakeExecutor(): AgentExecutor {
       if (request.task !== undefined) {
         bus.publish(status(TaskState.TASK_STATE_COMPLETED, [textPart(`Booked a room in ${text}.`, 'response')]));
       } else if (text.includes('hotels')) {
+        lastHotelsTaskId = where.taskId;
         bus.publish(status(TaskState.TASK_STATE_WORKING, [textPart('Searching hotels.', 'progress')]));
         const hotels = dataPart({ hotels: [{ name: 'Harbour View', price: 120 }] });
         bus.publish(AgentEvent.artifactUpdate({ ...where, artifact: { artifactId: 'a1', name: 'domain-data', description: '', parts: [hotels], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
@@ -77,6 +80,9 @@ function fakeExecutor(): AgentExecutor {
           bus.publish(status(TaskState.TASK_STATE_COMPLETED, [textPart('Approved and booked.', 'response')]));
           bus.finished();
         });
+      } else if (text.includes('again')) {
+        const refusal = { ...agentMessage(where, [textPart('Received before; nothing new was started.', 'error')]), metadata: { duplicateOf: lastHotelsTaskId } };
+        bus.publish(AgentEvent.statusUpdate({ ...where, status: { state: TaskState.TASK_STATE_REJECTED, message: refusal, timestamp: new Date().toISOString() }, metadata: undefined }));
       } else if (text.includes('hang')) {
         bus.publish(status(TaskState.TASK_STATE_WORKING));
         return Promise.resolve(); // never finishes
@@ -330,6 +336,16 @@ describe('askPeerTool', () => {
     expect(streamingPeer().received.cardAuthorizations.length).toBeGreaterThan(0);
     expect(streamingPeer().received.cardAuthorizations.every((authorization) => authorization === undefined)).toBe(true);
     expect(streamingPeer().received.authorizations.at(-1)).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('follows the task a repeated message started (metadata.duplicateOf of a rejection) and answers with its outcome', async () => {
+    const peer = blockingPeer();
+    await ask(peerAt(peer.origin), { text: 'find hotels in Porto' });
+    const before = peer.received.methods.length;
+    const result = await ask(peerAt(peer.origin), { text: 'send it again' });
+    // The original task's outcome (its llm-context), not the rejection.
+    expect(result).toMatchObject({ state: 'completed', text: 'One hotel, Harbour View, 120 a night.' });
+    expect(peer.received.methods.slice(before)).toContain('GetTask');
   });
 
   it('waits the Retry-After of a 429 while polling a task, then goes on', async () => {

@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Role, TaskState, type Artifact, type Message, type Part as A2aPart, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { retryAfterMsFromHeader } from '../../queues/delivery-error.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { messageText } from './a2a-parts.ts';
 
@@ -102,12 +103,10 @@ class PeerBusy extends Error {
   }
 }
 
-/** A `Retry-After` header in ms: delay-seconds or an HTTP date; `undefined` when absent or unreadable. */
+/** A `Retry-After` header in ms, at most {@link MAX_RETRY_AFTER_MS}; `undefined` when absent or unreadable. */
 function retryAfterMs(header: string | null): number | undefined {
-  const value = header?.trim() ?? '';
-  if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, MAX_RETRY_AFTER_MS);
-  const at = value === '' ? Number.NaN : Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - Date.now()), MAX_RETRY_AFTER_MS);
+  const ms = retryAfterMsFromHeader(header);
+  return ms === undefined ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
 /** The origin `input` is sent to; `undefined` when it is no URL. */

@@ -51,11 +51,9 @@ export interface PeerCards {
 }
 
 interface CacheEntry {
-  /** Whether a fetch has ended (well or not); until then callers wait for {@link CacheEntry.pending}. */
-  known: boolean;
   /** The answer: the consumes of the last card read, `[]` while none could be read. */
   answer: readonly string[];
-  /** When the answer is refreshed, in epoch milliseconds. */
+  /** When the answer is refreshed, in epoch milliseconds; `Infinity` until the first fetch ends (callers wait for it). */
   staleAtMs: number;
   /** The fetch that runs (the first one, or a refresh); never rejects. */
   pending: Promise<readonly string[]> | undefined;
@@ -135,7 +133,6 @@ export function createPeerCards(config: PeerCardsConfig): PeerCards {
         }
       },
     ).then(() => {
-      entry.known = true;
       entry.pending = undefined;
       return entry.answer;
     });
@@ -150,12 +147,12 @@ export function createPeerCards(config: PeerCardsConfig): PeerCards {
       const key = `${peer.id} ${peer.url}`;
       const cached = cache.get(key);
       if (cached === undefined) {
-        const entry: CacheEntry = { known: false, answer: [], staleAtMs: Number.POSITIVE_INFINITY, pending: undefined };
+        const entry: CacheEntry = { answer: [], staleAtMs: Number.POSITIVE_INFINITY, pending: undefined };
         cache.set(key, entry);
         return refresh(entry, peer.id, peer.url);
       }
       // The first fetch runs: wait for it.
-      if (!cached.known && cached.pending !== undefined) return cached.pending;
+      if (cached.staleAtMs === Number.POSITIVE_INFINITY && cached.pending !== undefined) return cached.pending;
       // Stale: refresh in the background (the promise is held in `cached.pending`), answer now.
       if (cached.pending === undefined && cached.staleAtMs <= now()) cached.pending = refresh(cached, peer.id, peer.url);
       return Promise.resolve(cached.answer);

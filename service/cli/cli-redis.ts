@@ -9,7 +9,7 @@ import type { RedisEnv } from '../../src/config/env-types.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { findRunningEmbeddedRedis } from '../../src/runtime/redis/embedded-redis-address.ts';
 import { createRedisClient } from '../../src/runtime/redis/redis-client.ts';
-import { parseRedisTarget } from '../../src/runtime/redis/redis-target.ts';
+import { redisAddress } from '../../src/runtime/redis/redis-target.ts';
 
 /** The Redis a command will use, and how to name it in messages. */
 export interface CliRedisTarget {
@@ -31,7 +31,7 @@ export interface CliRedisTarget {
  */
 export async function findCliRedis(redis: RedisEnv): Promise<CliRedisTarget> {
   if (redis.mode === 'external') {
-    const address = parseRedisTarget(redis.url).nodes.map((node) => `${node.host}:${node.port}`).join(', ');
+    const address = redisAddress(redis.url);
     return { url: redis.url, name: 'REDIS_URL', address };
   }
   const running = await findRunningEmbeddedRedis(redis.dataDir);

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { loadEnv } from '../../src/config/env.ts';
 import type { SwitchboardEnv } from '../../src/config/env-types.ts';
@@ -92,45 +93,45 @@ async function folderCommand(command: 'init' | 'test', args: readonly string[]):
   }
 }
 
-/** `switchboard approvals …` against REDIS_URL, or the private Redis of the service running from this folder. */
-async function approvals(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
+/**
+ * Runs `work` on a connection to REDIS_URL, or to the private Redis of the service running from
+ * this folder, under the deployment's key prefix; disconnects after.
+ */
+async function withCliRedis(env: SwitchboardEnv, work: (redis: Redis, prefix: string) => Promise<number>): Promise<number> {
   const target = await findCliRedis(env.redis);
   const redis = await connectCliRedis(target);
   try {
-    return await runApprovalsCommand([...args], createApprovalStore({ redis, prefix: deploymentPrefix(target.url) }), process.stdout);
+    return await work(redis, deploymentPrefix(target.url));
   } finally {
     redis.disconnect();
   }
 }
 
-/** `switchboard invite …` against REDIS_URL, or the private Redis of the service running from this folder. */
+/** `switchboard approvals …`. */
+function approvals(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
+  return withCliRedis(env, (redis, prefix) => runApprovalsCommand([...args], createApprovalStore({ redis, prefix }), process.stdout));
+}
+
+/** `switchboard invite …`. */
 async function invite(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
   const people = await readPeople(env.appDir);
-  const target = await findCliRedis(env.redis);
-  const redis = await connectCliRedis(target);
-  try {
-    return await runInviteCommand(args, { people, links: { redis, prefix: deploymentPrefix(target.url), publicUrl: env.publicUrl } }, process.stdout);
-  } finally {
-    redis.disconnect();
-  }
+  return withCliRedis(env, (redis, prefix) => runInviteCommand(args, { people, links: { redis, prefix, publicUrl: env.publicUrl } }, process.stdout));
 }
 
 /**
- * `switchboard senders …` against REDIS_URL, or the private Redis of the service running from this
- * folder. An approval puts the held messages into their mailboxes and asks the turn queue for their
- * turns; the running service's workers answer them.
+ * `switchboard senders …`. An approval puts the held messages into their mailboxes and asks the
+ * turn queue for their turns; the running service's workers answer them.
  */
 async function senders(env: SwitchboardEnv, args: readonly string[]): Promise<number> {
   const policies = await readSenderPolicies(env).catch(() => undefined);
-  const target = await findCliRedis(env.redis);
-  const redis = await connectCliRedis(target);
-  const deps = sendersCommandDeps({ redis, prefix: deploymentPrefix(target.url), approver: `cli ${userInfo().username}`, ...(policies === undefined ? {} : { policies }) });
-  try {
-    return await runSendersCommand(args, deps, process.stdout);
-  } finally {
-    await deps.close();
-    redis.disconnect();
-  }
+  return withCliRedis(env, async (redis, prefix) => {
+    const deps = sendersCommandDeps({ redis, prefix, approver: `cli ${userInfo().username}`, ...(policies === undefined ? {} : { policies }) });
+    try {
+      return await runSendersCommand(args, deps, process.stdout);
+    } finally {
+      await deps.close();
+    }
+  });
 }
 
 async function start(env: SwitchboardEnv, role: ServiceRole): Promise<number> {

@@ -25,4 +25,13 @@ describe('switchboard test', () => {
     expect(await runTestCommand([], empty, err)).toBe(1);
     expect(said).toContain('no test files');
   });
+
+  it('runs only the files it is given, and exits as they do', async () => {
+    const app = mkdtempSync(join(dir, 'app-'));
+    writeFileSync(join(app, 'passes.test.mjs'), "import test from 'node:test';\ntest('passes', () => {});\n");
+    writeFileSync(join(app, 'fails.test.mjs'), "import test from 'node:test';\ntest('fails', () => { throw new Error('no'); });\n");
+    const err = new PassThrough();
+    expect(await runTestCommand(['passes.test.mjs'], app, err)).toBe(0);
+    expect(await runTestCommand(['fails.test.mjs'], app, err)).toBe(1);
+  }, 30_000);
 });

@@ -59,11 +59,15 @@ describe('the test kit and surfaces', () => {
     const surface = turn.envelope?.parts[2]?.data as { createSurface: { surfaceId: string }; updateDataModel: { value: unknown } };
     expect(surface.createSurface.surfaceId).toBe('forecast');
     expect(surface.updateDataModel.value).toEqual({ city: 'Lisbon', celsius: 21 });
+    expect(turn.droppedSurfaces).toEqual([]);
   });
 
   it('settles without the surface, its data kept, when the template throws', async () => {
     const turn = await bot.send('Weather in Atlantis?', { model: [callTool('forecast', { city: 'Atlantis' }), answer('No idea.')] });
     expect(turn.settled).toBe(true);
     expect(partTypes(turn.envelope?.parts)).toEqual(['response', 'domain-data']);
+    expect(turn.droppedSurfaces).toHaveLength(1);
+    expect(turn.droppedSurfaces[0]).toMatchObject({ kind: 'forecast', surfaceId: 'forecast', reason: 'template-threw' });
+    expect(turn.droppedSurfaces[0]?.['message']).toContain('no such city');
   });
 });

@@ -108,12 +108,38 @@ function approvalGate(app: LoadedApp, tools: ToolRegistry, store: ApprovalStore)
   };
 }
 
+/**
+ * `store`, noting each session's turn as this process writes it (begun or saved) and clears it
+ * (finished): the turn a run left in Redis, known without scanning every session's key.
+ */
+function trackingStore(store: SessionStore, active: Map<string, TurnRecord>): SessionStore {
+  return {
+    ...store,
+    async beginTurn(sessionId, create) {
+      const progress = await store.beginTurn(sessionId, create);
+      if (progress === undefined) active.delete(sessionId);
+      else active.set(sessionId, progress.record);
+      return progress;
+    },
+    async saveTurn(record) {
+      await store.saveTurn(record);
+      active.set(record.sessionId, record);
+    },
+    async finishTurn(record, history) {
+      const waiting = await store.finishTurn(record, history);
+      active.delete(record.sessionId);
+      return waiting;
+    },
+  };
+}
+
 /** The turn runner's dependencies on real stores, with a recording output. */
 export function createTestTurnRunner(options: TestTurnRunnerOptions): TestTurnRunner {
   const { app, redis, prefix } = options;
   const partTypes = createPartTypeRegistry();
   const turnStates = createTurnStateRegistry();
-  const store: SessionStore = createSessionStore({ redis, prefix });
+  const active = new Map<string, TurnRecord>();
+  const store = trackingStore(createSessionStore({ redis, prefix }), active);
   const log = createEventLog({ redis, prefix });
   let recording: Recording = { emitted: [], states: [] };
   const deps: TurnRunnerDeps = {
@@ -138,8 +164,8 @@ export function createTestTurnRunner(options: TestTurnRunnerOptions): TestTurnRu
     async run(sessionId, turns) {
       recording = { emitted: [], states: [] };
       await turns(deps);
-      const waiting = (await store.activeTurns(1000)).find((turn) => turn.sessionId === sessionId);
-      const record = waiting ?? recording.record;
+      // A turn still in the store waits (for an approval, a peer, a deadline); else the last one recorded settled.
+      const record = active.get(sessionId) ?? recording.record;
       if (record === undefined) throw new Error('No turn ran: the message did not reach an actor.');
       const run: TurnRun = { emitted: recording.emitted, states: recording.states, record, ...(recording.settledAs === undefined ? {} : { settledAs: recording.settledAs }), ...(recording.envelope === undefined ? {} : { envelope: recording.envelope }) };
       return testTurnOf(run, await log.read(sessionId, 10_000));

@@ -2,8 +2,11 @@
  * Times in answers and requests, relative to a clock: `in 4 hours`, `15:30 UTC`, `15:30 UTC on Sat
  * 3 Jan 2030` (the day only when it is not today in the time zone).
  */
-import { SwitchboardError } from '../../../src/protocol/errors.ts';
 import { formatCalendarDay } from './format-value.ts';
+import { checkTimeZone } from '../../../src/protocol/envelope/iso-offset.ts';
+
+/** Checks an IANA time zone name (`UTC`, `Europe/London`) and returns it; the protocol's check. */
+export { checkTimeZone };
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -32,19 +35,6 @@ export function durationWords(ms: number): string {
   }
   if (safe < 48 * HOUR_MS) return plural(Math.round(safe / HOUR_MS), 'hour');
   return plural(Math.round(safe / DAY_MS), 'day');
-}
-
-/**
- * Checks an IANA time zone name (`UTC`, `Europe/London`) and returns it.
- * Throws `SwitchboardError('config.invalid')` when Intl does not know it.
- */
-export function checkTimeZone(timeZone: string): string {
-  try {
-    new Intl.DateTimeFormat('en-GB', { timeZone });
-    return timeZone;
-  } catch (error) {
-    throw new SwitchboardError('config.invalid', `Unknown time zone "${timeZone}"`, { details: { timeZone }, cause: error });
-  }
 }
 
 interface ZonedParts {

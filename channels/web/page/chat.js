@@ -19,7 +19,7 @@
  *   (`approval-card.js`).
  */
 
-import { appendText, make, randomId } from './dom.js';
+import { appendText, make, randomId, serverProblem } from './dom.js';
 import { createApprovalCards } from './approval-card.js';
 import { artifactView } from './envelope-parts.js';
 import { createSurfaces } from './surfaces.js';
@@ -244,16 +244,6 @@ async function postOnce(entry) {
   return postJson(apiBase + '/messages', { text: entry.text, id: entry.clientId });
 }
 
-async function problemOf(response) {
-  try {
-    const body = await response.json();
-    if (body && body.error && typeof body.error.message === 'string') return body.error.message;
-  } catch {
-    // Not JSON: fall through to the status.
-  }
-  return 'the server answered ' + response.status;
-}
-
 /** Sends a message; a network error is retried once with the same client id. */
 async function deliver(entry) {
   entry.state = 'sending';
@@ -275,7 +265,7 @@ async function deliver(entry) {
     setMessageState(entry, 'sent');
   } else {
     entry.state = 'failed';
-    setMessageState(entry, 'failed', await problemOf(response));
+    setMessageState(entry, 'failed', await serverProblem(response));
   }
 }
 

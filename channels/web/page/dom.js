@@ -55,6 +55,17 @@ export function externalLink(href, text) {
   return link;
 }
 
+/** The server's words for a refused request (`error.message` of its JSON), else its status. */
+export async function serverProblem(response) {
+  try {
+    const body = await response.json();
+    if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string') return body.error.message;
+  } catch {
+    // Not JSON: fall through to the status.
+  }
+  return 'the server answered ' + String(response.status);
+}
+
 /** 32 hex digits from the browser's random source: ids of messages and actions. */
 export function randomId() {
   const bytes = new Uint8Array(16);

@@ -9,7 +9,7 @@
  * pressed Button's action is posted to the conversation's actions route; the surface's controls are
  * disabled while the POST is under way, and a refusal is shown under the surface.
  */
-import { isRecord, make, randomId } from './dom.js';
+import { isRecord, make, randomId, serverProblem } from './dom.js';
 
 const RENDERER_URL = '/static/a2ui.js';
 
@@ -21,17 +21,6 @@ export function surfaceIdOf(data) {
     if (isRecord(message) && typeof message.surfaceId === 'string' && message.surfaceId !== '') return message.surfaceId;
   }
   return undefined;
-}
-
-/** The server's words for a refused POST (`error.message`), else its status. */
-async function refusalOf(response) {
-  try {
-    const body = await response.json();
-    if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string') return body.error.message;
-  } catch {
-    // Not JSON: fall through to the status.
-  }
-  return 'the server answered ' + String(response.status) + '.';
 }
 
 /** Every element under `root`, also inside open shadow roots (where the renderer's buttons live). */
@@ -97,7 +86,7 @@ export function createSurfaces(options) {
     let failure;
     try {
       const response = await options.postAction(body);
-      if (!response.ok) failure = 'Not sent: ' + (await refusalOf(response));
+      if (!response.ok) failure = 'Not sent: ' + (await serverProblem(response));
     } catch {
       failure = 'No connection: the action was not sent. Try again.';
     } finally {

@@ -10,8 +10,8 @@ export function checkTimeZone(timeZone: string): string {
   try {
     new Intl.DateTimeFormat('en', { timeZone });
     return timeZone;
-  } catch {
-    throw new SwitchboardError('config.invalid', `"${timeZone}" is not an IANA time zone.`, { details: { timeZone } });
+  } catch (error) {
+    throw new SwitchboardError('config.invalid', `"${timeZone}" is not an IANA time zone.`, { details: { timeZone }, cause: error });
   }
 }
 

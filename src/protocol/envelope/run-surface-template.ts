@@ -35,6 +35,12 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
+/** The drop of a surface that broke `problems` (the message names the first three). */
+function invalidSurface(kind: string, surfaceId: string, problems: readonly string[]): { readonly dropped: DroppedSurface } {
+  const shown = problems.length > 3 ? [...problems.slice(0, 3), `and ${String(problems.length - 3)} more`] : problems;
+  return { dropped: { kind, surfaceId, reason: 'invalid-surface', message: `The surface template for "${kind}" made an invalid surface: ${shown.join('; ')}.`, problems } };
+}
+
 /**
  * Calls `template` with `data` and `context` and checks its message. A sound message becomes an
  * `a2ui-surface` part holding a plain-JSON copy of it; anything else is a {@link DroppedSurface}.
@@ -51,13 +57,9 @@ export function runSurfaceTemplate(template: SurfaceTemplate, data: unknown, con
   if (isPromiseLike(message)) {
     // Nobody waits for it: a rejection must not become an unhandled one.
     void Promise.resolve(message).catch(() => undefined);
-    const problems = ['the template returned a promise; surface templates are synchronous'];
-    return { dropped: { kind, surfaceId, reason: 'invalid-surface', message: `The surface template for "${kind}" made an invalid surface: ${problems.join('; ')}.`, problems } };
+    return invalidSurface(kind, surfaceId, ['the template returned a promise; surface templates are synchronous']);
   }
   const problems = checkSurfaceMessage(message);
-  if (problems.length > 0) {
-    const shown = problems.length > 3 ? [...problems.slice(0, 3), `and ${String(problems.length - 3)} more`] : problems;
-    return { dropped: { kind, surfaceId, reason: 'invalid-surface', message: `The surface template for "${kind}" made an invalid surface: ${shown.join('; ')}.`, problems } };
-  }
+  if (problems.length > 0) return invalidSurface(kind, surfaceId, problems);
   return { part: { data: JSON.parse(JSON.stringify(message)) as JsonObject, metadata: { partType: A2UI_SURFACE_PART_TYPE } } };
 }

@@ -19,11 +19,7 @@ export const MAX_SURFACE_COMPONENTS = 1000;
  * The catalog ids checked against the basic catalog's components: {@link BASIC_CATALOG_ID} and the
  * id the envelope specification's example writes.
  */
-export const BASIC_CATALOG_IDS: ReadonlySet<string> = new Set([
-  BASIC_CATALOG_ID,
-  'https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json',
-  'https://a2ui.org/specification/v0_9/basic_catalog.json',
-]);
+export const BASIC_CATALOG_IDS: ReadonlySet<string> = new Set([BASIC_CATALOG_ID, 'https://a2ui.org/specification/v0_9/basic_catalog.json']);
 
 type Fields = Readonly<Record<string, unknown>>;
 

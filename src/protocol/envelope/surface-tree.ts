@@ -84,7 +84,7 @@ export function layoutProblems(components: readonly A2uiComponent[], model: unkn
     if (!list.found) problems.add(`${where}, which is not in the data model`);
     else if (!Array.isArray(list.value)) problems.add(`${where}, which is not a list`);
     const items = list.found && Array.isArray(list.value) ? list.value.length : 0;
-    return items === 0 ? [undefined] : Array.from({ length: items }, (_item, index) => `${pointer.endsWith('/') ? pointer.slice(0, -1) : pointer}/${String(index)}`);
+    return items === 0 ? [undefined] : Array.from({ length: items }, (_item, index) => resolvePointer(pointer, String(index)));
   };
 
   const visit = ({ id, base, trail }: Visit): void => {

@@ -99,3 +99,8 @@ export function hasHashTag(key: string): boolean {
   const close = key.indexOf('}', open + 1);
   return close > open + 1;
 }
+
+/** The `host:port` of each node `url` names, comma-separated, for messages (no password). */
+export function redisAddress(url: string): string {
+  return parseRedisTarget(url).nodes.map((node) => `${node.host}:${String(node.port)}`).join(', ');
+}

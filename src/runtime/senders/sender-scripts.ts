@@ -11,7 +11,8 @@ import { defineScript as define } from '../redis/redis-script.ts';
  * expiry follows the caller's clock), codes issued today,
  * the new code's record, live codes (zset), refused today, seen injection id.
  * ARGV: address, mode, listed ('1'/'0'), injection JSON, new code, now ms, code ttl ms,
- * codes per day, held cap, held ttl s, refusal ('daily'/'never'), day ttl s, new code's record JSON.
+ * codes per day, held cap, held ttl s, refusal ('daily'/'never'), day ttl s, new code's record JSON
+ * (the injection, the new code and its record are only read in `pairing` mode).
  * Returns {'blocked'}, {'allowed', held count}, {'refused', notify 0/1}, {'duplicate'},
  * {'collision'} (the new code is taken: try another), {'held', kept 0/1, 'pending'|'limit'} or
  * {'code', kept 0/1} (a new code was issued).

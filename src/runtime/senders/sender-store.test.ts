@@ -144,6 +144,17 @@ describe('the sender store', () => {
     expect(await redis.ttl(`${prefix()}:snd:misses:cli mallory`)).toBeGreaterThan(3500);
   });
 
+  it('tries another code when the new one is another sender\'s live code, and gives up after six tries', async () => {
+    const codes = ['AAAA-AAAA', 'AAAA-AAAA', 'CCCC-CCCC'];
+    const senders = store({ newCode: () => codes.shift() ?? 'AAAA-AAAA' });
+    expect(await senders.admit(pairing(message('+15550100010')))).toMatchObject({ outcome: 'pairing-code-sent', code: 'AAAA-AAAA' });
+    expect(await senders.admit(pairing(message('+15550100011')))).toMatchObject({ outcome: 'pairing-code-sent', code: 'CCCC-CCCC' });
+    // Nothing was held twice by the retry.
+    expect(await senders.held('sms', '+15550100011')).toHaveLength(1);
+    await expect(senders.admit(pairing(message('+15550100012')))).rejects.toThrow('no free pairing code after 6 tries');
+    expect(await senders.held('sms', '+15550100012')).toEqual([]);
+  });
+
   it('holds at most heldPerSender messages, and a code expires with its hour', async () => {
     const senders = store({ heldPerSender: 2 });
     const results = [];

@@ -173,6 +173,9 @@ export function createSenderStore(options: SenderStoreOptions): SenderStore {
     const channel = injection.channel;
     const address = injection.sender.id;
     const day = now.toISOString().slice(0, 10);
+    // Only a pairing channel can hold the message or issue a code: elsewhere (every message of an
+    // open channel) neither the injection nor a code record is serialised for the script.
+    const pairing = request.mode === 'pairing';
     const record: CodeRecord = {
       channel,
       address,
@@ -192,8 +195,8 @@ export function createSenderStore(options: SenderStoreOptions): SenderStore {
       `${prefix}:snd:seen:${injection.id}`,
     ];
     const args = [
-      address, request.mode, request.listed ? '1' : '0', JSON.stringify(injection), code, now.getTime(), codeTtlMs,
-      codesPerDay, heldCap, heldTtl, request.refusal, DAY_TTL_SECONDS, JSON.stringify(record),
+      address, request.mode, request.listed ? '1' : '0', pairing ? JSON.stringify(injection) : '', code, now.getTime(), codeTtlMs,
+      codesPerDay, heldCap, heldTtl, request.refusal, DAY_TTL_SECONDS, pairing ? JSON.stringify(record) : '',
     ];
     return (await runScript(redis, ADMIT_SCRIPT, keys, args)) as Reply;
   };
@@ -208,7 +211,8 @@ export function createSenderStore(options: SenderStoreOptions): SenderStore {
       // A new code is taken only when none is live; a collision with another sender's live code is
       // all but impossible (25^8 codes), and then simply retried with another.
       for (let attempt = 0; ; attempt += 1) {
-        const code = newCode();
+        // A code is only issued on a pairing channel; elsewhere its key is a placeholder the script never touches.
+        const code = request.mode === 'pairing' ? newCode() : '-';
         const now = clock();
         const reply = await admitOnce(request, code, now);
         const [outcome, first, second] = reply;
