@@ -6,6 +6,7 @@
  *
  * Types only: the service wires every channel the same way (`service/channel-wiring.ts`).
  */
+import type { ProviderDeliveryStatus } from '../src/runtime/inspect/delivery-status.ts';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ChannelSender } from '../queues/outbound-types.ts';
@@ -168,6 +169,12 @@ export interface ChannelContext {
    * stored artifact, for providers that fetch media by URL (MMS) and channels without attachments.
    */
   artifactUrl(artifactId: string): string;
+  /**
+   * Records a provider's later status of a message the service sent (a Twilio status callback,
+   * WhatsApp's `statuses`) in the log of the session it belongs to. Call it once per status
+   * change, after saving it; it never throws for an unknown message. Absent: not recorded.
+   */
+  reportDeliveryStatus?(report: ProviderDeliveryStatus): Promise<void>;
 }
 
 /** A registered channel: `channels/registry.ts` lists one per folder. */

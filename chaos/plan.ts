@@ -42,7 +42,7 @@ export interface ChaosPlan {
   readonly drainTimeoutMs: number;
   /**
    * The service's session-lock TTL and BullMQ job lock, in ms (how soon a killed worker's turns
-   * move on). Default: the service's own (5 s and 4 s).
+   * move on). Default: the service's own (2.5 s each, see `createTurnWorker`).
    */
   readonly lockTtlMs?: number;
 }
@@ -99,6 +99,4 @@ export const CI_PLAN: ChaosPlan = {
   stormConversations: 2,
   loadMs: 30_000,
   faults: { workerKills: 1, webRestarts: 1, redisTerms: 1, redisKills: 1 },
-  // Short locks keep the CI run short: a killed worker's turn moves on after 5 s, not 30.
-  lockTtlMs: 5_000,
 };

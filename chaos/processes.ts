@@ -34,8 +34,11 @@ export interface ProcessOptions extends Omit<ServiceChildConfig, 'role' | 'apiKe
   readonly toolLog: string;
 }
 
+/** Receives each `loop-stall <ms>` a child prints (see `service-child.ts`). */
+type StallSink = (ms: number) => void;
+
 /** Starts one child, named `name` (also its model API key), and waits until it serves. */
-async function startChild(role: ServiceChildConfig['role'], name: string, options: ProcessOptions): Promise<ServiceChild> {
+async function startChild(role: ServiceChildConfig['role'], name: string, options: ProcessOptions, onStall: StallSink = () => undefined): Promise<ServiceChild> {
   const { runDir, toolLog, ...shared } = options;
   const config: ServiceChildConfig = { ...shared, role, apiKey: name };
   const child = spawn(process.execPath, [SCRIPT, JSON.stringify(config)], {
@@ -47,6 +50,9 @@ async function startChild(role: ServiceChildConfig['role'], name: string, option
   child.stderr.on('data', (chunk: Buffer) => {
     log.write(chunk);
     tail = (tail + chunk.toString()).slice(-4000);
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    for (const [, ms] of chunk.toString().matchAll(/loop-stall (\d+)/g)) onStall(Number(ms));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => { log.end(); resolve(); }));
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
@@ -85,13 +91,22 @@ export interface ServiceProcesses {
   restartWeb(): Promise<void>;
   /** SIGTERMs every process and waits for them. */
   stop(): Promise<void>;
+  /**
+   * The longest any worker's event loop was held up so far while it served (took jobs), in ms,
+   * killed workers included: to compare with how long a stall the session and job leases survive.
+   */
+  longestWorkerStallMs(): number;
 }
 
 /** Starts the web process and `workers` worker processes. */
 export async function startServiceProcesses(options: ProcessOptions, workers: number): Promise<ServiceProcesses> {
   let web = await startChild('web', 'web', options);
   let serial = 0;
-  const startWorker = (): Promise<ServiceChild> => startChild('worker', `worker-${String((serial += 1))}`, options);
+  let longestStallMs = 0;
+  const onStall: StallSink = (ms) => {
+    longestStallMs = Math.max(longestStallMs, ms);
+  };
+  const startWorker = (): Promise<ServiceChild> => startChild('worker', `worker-${String((serial += 1))}`, options, onStall);
   const running = await Promise.all(Array.from({ length: workers }, startWorker));
   return {
     url: `http://127.0.0.1:${options.port}`,
@@ -108,5 +123,6 @@ export async function startServiceProcesses(options: ProcessOptions, workers: nu
     async stop() {
       await Promise.all([web.stop(), ...running.map((worker) => worker.stop())]);
     },
+    longestWorkerStallMs: () => longestStallMs,
   };
 }

@@ -8,6 +8,8 @@ export interface RunReport {
   readonly label: string;
   readonly figures: ChaosFigures;
   readonly durationMs: number;
+  /** The longest any worker's event loop was held up, in ms (see `ServiceProcesses.longestWorkerStallMs`). */
+  readonly longestWorkerStallMs: number;
   /** What failed (empty: passed). */
   readonly problems: readonly string[];
 }
@@ -45,6 +47,7 @@ const ROWS: readonly [string, (run: RunReport) => string][] = [
   ['web SIGKILL + restart (recovery)', (run) => recoveryCell(run.figures.recoveries.find((r) => r.kind === 'web SIGKILL'))],
   ['Redis SIGTERM + restart (recovery)', (run) => recoveryCell(run.figures.recoveries.find((r) => r.kind === 'Redis SIGTERM'))],
   ['Redis SIGKILL + restart (recovery)', (run) => recoveryCell(run.figures.recoveries.find((r) => r.kind === 'Redis SIGKILL'))],
+  ['longest event-loop stall of a serving worker', (run) => seconds(run.longestWorkerStallMs)],
   ['run time', (run) => seconds(run.durationMs)],
   ['verdict', (run) => (run.problems.length === 0 ? 'PASS' : `FAIL: ${run.problems.join(', ')}`)],
 ];

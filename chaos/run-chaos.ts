@@ -85,7 +85,7 @@ export async function runChaos(plan: ChaosPlan, options: RunChaosOptions = {}): 
     const problems = problemsOf(figures, model.problems());
     if (problems.length === 0) await rm(runDir, { recursive: true, force: true });
     else log(`${plan.name}: kept ${runDir} (the processes' logs and Redis's data)`);
-    return { label: options.label ?? `${plan.name}, ${plan.fsync}`, figures, durationMs: Date.now() - began, problems };
+    return { label: options.label ?? `${plan.name}, ${plan.fsync}`, figures, durationMs: Date.now() - began, longestWorkerStallMs: processes.longestWorkerStallMs(), problems };
   } finally {
     http.close();
     await processes.stop();

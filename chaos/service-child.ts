@@ -2,9 +2,11 @@
  * One switchboard process of the chaos run (web or worker), started by `processes.ts` as
  * `node chaos/service-child.ts '<json ServiceChildConfig>'`. Prints `ready <pid>` once it serves,
  * logs JSON lines (warnings and errors) on stderr, closes on SIGTERM and exits when its stdin
- * ends, so none outlives a runner that died.
+ * ends, so none outlives a runner that died. A worker also prints `loop-stall <ms>`, the longest
+ * its event loop was held up since it started serving, each time that grows by 50 ms or more.
  */
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { loadEnv } from '../src/config/env.ts';
 import { startService } from '../service/create-service.ts';
@@ -40,6 +42,20 @@ const env = loadEnv(
   },
   { appDir },
 );
+/** Prints the longest event-loop delay so far (`loop-stall <ms>`) each time it grows by 50 ms or more. */
+function reportLoopStalls(): void {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  let reported = 0;
+  const timer = setInterval(() => {
+    const longestMs = Math.round(delay.max / 1e6);
+    if (longestMs < reported + 50) return;
+    reported = longestMs;
+    process.stdout.write(`loop-stall ${String(longestMs)}\n`);
+  }, 250);
+  timer.unref();
+}
+
 const service = await startService({
   env,
   role: config.role,
@@ -50,4 +66,6 @@ const service = await startService({
   ...(config.lockTtlMs === undefined ? {} : { sessionLockTtlMs: config.lockTtlMs, jobLockDurationMs: config.lockTtlMs }),
 });
 
+// From here on the worker takes jobs (its start-up takes none, so a stall there holds no lease up).
+if (config.role === 'worker') reportLoopStalls();
 serveUntilStopped(() => service.close());

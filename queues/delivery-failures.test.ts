@@ -61,4 +61,21 @@ describe('createDeliveryFailures', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
+
+  it('keeps notes for a session until its next turn takes them, once', async () => {
+    const redis = resources.redis('worker');
+    const failures = createDeliveryFailures({ redis, prefix: prefix(), ttlMs: 60_000 });
+    const note = (key: string, at: string): Parameters<typeof failures.noteForSession>[0] => ({ sessionId: 's-1', idempotencyKey: key, channel: 'slack', at, excerpt: `text of ${key}` });
+    await failures.noteForSession(note('k2', '2026-01-01T10:00:02.000Z'));
+    await failures.noteForSession(note('k1', '2026-01-01T10:00:01.000Z'));
+    await failures.noteForSession(note('k1', '2026-01-01T10:00:01.000Z'));
+    await failures.noteForSession({ ...note('k3', '2026-01-01T10:00:03.000Z'), sessionId: 's-2' });
+    const ttl = await redis.pttl(`${prefix()}:delivery-failures:untold:s-1`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+
+    const taken = await Promise.all([failures.takeForSession('s-1'), failures.takeForSession('s-1')]);
+    expect(taken.map((notes) => notes.map((one) => one.idempotencyKey)).toSorted((a, b) => b.length - a.length)).toEqual([['k1', 'k2'], []]);
+    expect((await failures.takeForSession('s-2')).map((one) => one.excerpt)).toEqual(['text of k3']);
+  });
 });

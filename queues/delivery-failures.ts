@@ -4,6 +4,10 @@
  * indexes a hash `<prefix>:delivery-failures:data` of the records as JSON. One record per
  * idempotency key: recording the same key again replaces it. Each write trims the log to
  * `maxEntries` and to entries younger than `ttlMs`, and pushes the keys' expiry to `ttlMs`.
+ *
+ * Next to it, per session, the deliveries the person may not have received and has not been told
+ * about yet: a hash `<prefix>:delivery-failures:untold:<session id>` (field sha256(idempotency key),
+ * value the note as JSON), read and emptied by the session's next turn, expiring after `ttlMs`.
  */
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
@@ -32,6 +36,23 @@ export interface FailedDelivery extends DeliveryErrorSummary {
   readonly reason: DeliveryFailureReason;
 }
 
+/**
+ * A delivery the person may never have received (an unknown outcome not sent again), kept so that
+ * the session's next turn can tell them. JSON-serialisable.
+ */
+export interface UndeliveredNote {
+  readonly sessionId: string;
+  readonly idempotencyKey: string;
+  readonly channel: string;
+  /** ISO 8601 time it was given up. */
+  readonly at: string;
+  /** The start of the message, when its payload has text; at most {@link MAX_EXCERPT_CHARS} characters. */
+  readonly excerpt?: string;
+}
+
+/** Longest {@link UndeliveredNote.excerpt}, in characters. */
+export const MAX_EXCERPT_CHARS = 200;
+
 /** Options of {@link createDeliveryFailures}. */
 export interface DeliveryFailuresOptions {
   /** Client for the log's commands. Never closed here. */
@@ -56,6 +77,12 @@ export interface DeliveryFailures {
    * @param options.limit - Most records returned. Default 100.
    */
   list(options?: { readonly channel?: string; readonly limit?: number }): Promise<FailedDelivery[]>;
+  /**
+   * Keeps `note` for its session's next turn (one per idempotency key; expires after `ttlMs`).
+   */
+  noteForSession(note: UndeliveredNote): Promise<void>;
+  /** The notes kept for `sessionId`, oldest first, removed as they are read (once across readers). */
+  takeForSession(sessionId: string): Promise<UndeliveredNote[]>;
 }
 
 /** KEYS: index, data. ARGV: member, now, record JSON, maxEntries, ttlMs. */
@@ -74,6 +101,23 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
 `);
+
+/** KEYS: one session's notes. Returns the notes' JSON and removes them. */
+const TAKE_NOTES = defineScript(`
+local notes = redis.call('HVALS', KEYS[1])
+redis.call('DEL', KEYS[1])
+return notes
+`);
+
+function parseNote(json: unknown): UndeliveredNote | undefined {
+  if (typeof json !== 'string') return undefined;
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null ? (value as UndeliveredNote) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function parseRecord(json: string | null): FailedDelivery | undefined {
   if (json === null) return undefined;
@@ -100,6 +144,7 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
   const ttlMs = options.ttlMs ?? 14 * 24 * 60 * 60 * 1000;
   const indexKey = `${prefix}:delivery-failures`;
   const dataKey = `${indexKey}:data`;
+  const notesKey = (sessionId: string): string => `${indexKey}:untold:${sessionId}`;
 
   return {
     async record(failure) {
@@ -121,6 +166,15 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
         .filter((record): record is FailedDelivery => record !== undefined)
         .filter((record) => query.channel === undefined || record.channel === query.channel)
         .slice(0, limit);
+    },
+    async noteForSession(note) {
+      const key = notesKey(note.sessionId);
+      await redis.multi().hset(key, sha256Hex(note.idempotencyKey), JSON.stringify(note)).pexpire(key, ttlMs).exec();
+    },
+    async takeForSession(sessionId) {
+      const reply = await runScript(redis, TAKE_NOTES, [notesKey(sessionId)], []);
+      const notes = (Array.isArray(reply) ? (reply as unknown[]) : []).map(parseNote);
+      return notes.filter((note): note is UndeliveredNote => note !== undefined).toSorted((a, b) => a.at.localeCompare(b.at));
     },
   };
 }

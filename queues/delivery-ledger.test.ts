@@ -31,10 +31,23 @@ describe('createDeliveryLedger', () => {
   it('reports an intent without outcome as unconfirmed, unless resending is allowed', async () => {
     const ledger = createDeliveryLedger({ redis: resources.redis('worker'), prefix: prefix() });
     await ledger.begin('k', 'job-1', false);
-    expect(await ledger.begin('k', 'job-1', false)).toEqual({ kind: 'unconfirmed' });
+    expect(await ledger.begin('k', 'job-1', false)).toEqual({ kind: 'unconfirmed', since: expect.any(Number) as number });
     expect((await ledger.read('k'))?.sendCalls).toBe(1);
     expect(await ledger.begin('k', 'job-1', true)).toEqual({ kind: 'proceed', previous: 'sending' });
     expect((await ledger.read('k'))?.sendCalls).toBe(2);
+  });
+
+  it('resumes an open intent only while it is still the one the caller saw', async () => {
+    const ledger = createDeliveryLedger({ redis: resources.redis('worker'), prefix: prefix() });
+    await ledger.begin('k', 'job-1', false);
+    const seen = await ledger.begin('k', 'job-2', false);
+    if (seen.kind !== 'unconfirmed') throw new Error('expected an open intent');
+    expect(await ledger.resume('k', 'job-2', seen.since)).toEqual({ kind: 'proceed', previous: 'sending' });
+    // A second attempt that saw the same intent finds it replaced, and does not send.
+    expect(await ledger.resume('k', 'job-3', seen.since)).toMatchObject({ kind: 'unconfirmed' });
+    expect(await ledger.read('k')).toMatchObject({ state: 'sending', jobId: 'job-2', sendCalls: 2 });
+    await ledger.recordReceipt('k', { providerMessageId: 'SM2' });
+    expect(await ledger.resume('k', 'job-3', seen.since)).toEqual({ kind: 'sent', receipt: { providerMessageId: 'SM2' } });
   });
 
   it('lets a recorded failure be tried again', async () => {

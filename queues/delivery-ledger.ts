@@ -2,7 +2,10 @@
  * The delivery ledger: one Redis hash per idempotency key, `<prefix>:delivery-ledger:<sha256>`,
  * that records the intent to send before the provider is called and the receipt after. A retried
  * job that finds a receipt completes with it instead of sending again; one that finds an intent
- * without an outcome knows a worker died mid-send.
+ * without an outcome knows a worker died mid-send, and may ask the provider (see
+ * `unconfirmed-send.ts`): a message found is recorded as the receipt, and a message the provider
+ * does not have is sent under a new intent that replaces the open one only if no other attempt
+ * replaced it first (`resume`).
  *
  * States: `sending` (intent recorded, outcome unknown), `sent` (receipt recorded), `failed` (the
  * sender reported that it did not send). Each write pushes the expiry forward to `ttlMs`.
@@ -14,8 +17,9 @@ import { checkPrefix } from './redis-connections.ts';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 
 /**
- * KEYS[1] ledger hash. ARGV: now, jobId, ttlMs, idempotencyKey, resendUnconfirmed ('1' or '0').
- * Returns {'sent', receipt} | {'unconfirmed'} | {'proceed', previousState}.
+ * KEYS[1] ledger hash. ARGV: now, jobId, ttlMs, idempotencyKey, resendUnconfirmed: '1' (always),
+ * '0' (never) or '=<ms>' (only while the open intent is still the one recorded at <ms>).
+ * Returns {'sent', receipt} | {'unconfirmed', sendingSince} | {'proceed', previousState}.
  */
 const BEGIN = defineScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -23,7 +27,10 @@ if state == 'sent' then
   return {'sent', redis.call('HGET', KEYS[1], 'receipt')}
 end
 if state == 'sending' and ARGV[5] ~= '1' then
-  return {'unconfirmed'}
+  local since = redis.call('HGET', KEYS[1], 'sendingSince') or ''
+  if ARGV[5] == '0' or string.sub(ARGV[5], 1, 1) ~= '=' or tonumber(string.sub(ARGV[5], 2)) ~= tonumber(since) then
+    return {'unconfirmed', since}
+  end
 end
 redis.call('HSET', KEYS[1], 'state', 'sending', 'sendingSince', ARGV[1], 'jobId', ARGV[2], 'idempotencyKey', ARGV[4])
 redis.call('HINCRBY', KEYS[1], 'sendCalls', 1)
@@ -52,8 +59,11 @@ return 1
 export type LedgerBegin =
   /** Sent before: complete with this receipt, do not send. */
   | { readonly kind: 'sent'; readonly receipt: SendReceipt }
-  /** An earlier attempt recorded its intent but no outcome; nothing was recorded now. */
-  | { readonly kind: 'unconfirmed' }
+  /**
+   * An earlier attempt recorded its intent, at `since` (epoch milliseconds; 0 when not kept), but
+   * no outcome; nothing was recorded now.
+   */
+  | { readonly kind: 'unconfirmed'; readonly since: number }
   /** Intent recorded now: go ahead and send. */
   | { readonly kind: 'proceed'; readonly previous: 'new' | 'failed' | 'sending' };
 
@@ -85,6 +95,13 @@ export interface DeliveryLedger {
    * intent has no outcome and `resendUnconfirmed` is false.
    */
   begin(idempotencyKey: string, jobId: string, resendUnconfirmed: boolean): Promise<LedgerBegin>;
+  /**
+   * Records a new intent to send over an open one that was recorded at `since` (as `begin` reported
+   * it), once the provider said the earlier send is not there. Answers `unconfirmed` when another
+   * attempt has taken the entry over since (its own intent, a receipt is `sent`), so that only one of
+   * two attempts that looked at once goes on to send.
+   */
+  resume(idempotencyKey: string, jobId: string, since: number): Promise<LedgerBegin>;
   /** Records a successful send. */
   recordReceipt(idempotencyKey: string, receipt: SendReceipt): Promise<void>;
   /** Records that the sender did not send; ignored if a receipt exists. */
@@ -115,20 +132,21 @@ export function createDeliveryLedger(options: DeliveryLedgerOptions): DeliveryLe
   const ttlMs = options.ttlMs ?? 30 * 24 * 60 * 60 * 1000;
   const keyOf = (idempotencyKey: string): string => deliveryLedgerKey(prefix, idempotencyKey);
 
+  const begin = async (idempotencyKey: string, jobId: string, resend: string): Promise<LedgerBegin> => {
+    const reply = await runScript(redis, BEGIN, [keyOf(idempotencyKey)], [Date.now(), jobId, ttlMs, idempotencyKey, resend]);
+    const [kind, value] = Array.isArray(reply) ? (reply as unknown[]) : [];
+    if (kind === 'sent') return { kind, receipt: parseReceipt(value) };
+    if (kind === 'unconfirmed') {
+      const since = Number(value);
+      return { kind, since: Number.isFinite(since) && value !== '' ? since : 0 };
+    }
+    const previous = value === 'failed' || value === 'sending' ? value : 'new';
+    return { kind: 'proceed', previous };
+  };
+
   return {
-    async begin(idempotencyKey, jobId, resendUnconfirmed) {
-      const reply = await runScript(
-        redis,
-        BEGIN,
-        [keyOf(idempotencyKey)],
-        [Date.now(), jobId, ttlMs, idempotencyKey, resendUnconfirmed ? '1' : '0'],
-      );
-      const [kind, value] = Array.isArray(reply) ? (reply as unknown[]) : [];
-      if (kind === 'sent') return { kind, receipt: parseReceipt(value) };
-      if (kind === 'unconfirmed') return { kind };
-      const previous = value === 'failed' || value === 'sending' ? value : 'new';
-      return { kind: 'proceed', previous };
-    },
+    begin: (idempotencyKey, jobId, resendUnconfirmed) => begin(idempotencyKey, jobId, resendUnconfirmed ? '1' : '0'),
+    resume: (idempotencyKey, jobId, since) => begin(idempotencyKey, jobId, `=${String(since)}`),
     async recordReceipt(idempotencyKey, receipt) {
       await runScript(redis, RECORD_RECEIPT, [keyOf(idempotencyKey)], [Date.now(), JSON.stringify(receipt), ttlMs]);
     },

@@ -53,6 +53,14 @@ export interface OutboundOptions {
   readonly jobLockDurationMs?: number;
   /** Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds. Default 30000. */
   readonly stalledIntervalMs?: number;
+  /**
+   * How long an inline send (see {@link Outbound.deliver}) may run before the outbox sweeper takes
+   * it for dead and hands it to the queue, in milliseconds. Longer than any provider call's timeout.
+   * Default 30000.
+   */
+  readonly inlineLeaseMs?: number;
+  /** Time between outbox sweeps in each worker process, in milliseconds. Default 2000. */
+  readonly sweepIntervalMs?: number;
   /** Receives errors of the workers and their connections. Default: ignored. */
   readonly onError?: (error: Error) => void;
 }
@@ -67,7 +75,17 @@ export interface Outbound {
    * `queue.closed` after `close()`.
    */
   enqueue(delivery: OutboundDelivery): Promise<AddOnceResult>;
-  /** Starts one worker per channel in this process. Calling it again does nothing. */
+  /**
+   * Sends `delivery` at once when nothing stands in the way (its destination's and channel's
+   * limits, a channel paused after a 429), otherwise enqueues it as {@link Outbound.enqueue} does.
+   * A failed inline attempt is recorded and retried by the queue (a permanent failure is final);
+   * one cut short by a crash is handed to the queue by the outbox sweeper. Resolves once the
+   * delivery is sent or durably queued. `{ duplicate: true }` when it was sent or is being sent.
+   *
+   * @throws SwitchboardError as {@link Outbound.enqueue}.
+   */
+  deliver(delivery: OutboundDelivery): Promise<AddOnceResult>;
+  /** Starts one worker per channel in this process, and the outbox sweeper. Calling it again does nothing. */
   startWorkers(): void;
   /** Stops the workers (waiting for sends in flight), closes the queues and any client opened here. */
   close(): Promise<void>;

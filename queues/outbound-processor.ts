@@ -12,6 +12,7 @@ import type { DeliveryLedger } from './delivery-ledger.ts';
 import type { DestinationRateLimit } from './destination-rate-limit.ts';
 import type { ChannelSender, DeliveryAttemptEvent, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
 import type { RetryDelays } from './retry-delay.ts';
+import { resolveUnconfirmed, UnconfirmedSendError } from './unconfirmed-send.ts';
 
 /** The data of an outbound job. */
 export type OutboundJobData = OnceEnvelope<OutboundDelivery>;
@@ -43,13 +44,6 @@ export interface DeliveryProcessor {
    */
   readonly failedOutside: (job: OutboundJob, error: Error) => Promise<void>;
 }
-
-/** The send of an earlier attempt may have gone through: never final-retried, never resent. */
-class UnconfirmedSendError extends SwitchboardError {}
-
-const UNCONFIRMED_MESSAGE =
-  'an earlier attempt may have sent this delivery (intent recorded, no outcome); ' +
-  'not sending again because the sender is not provider-idempotent';
 
 function toError(thrown: unknown): Error {
   return thrown instanceof Error ? thrown : new Error(String(thrown));
@@ -97,13 +91,18 @@ export function createDeliveryProcessor(options: DeliveryProcessorOptions): Deli
     return true;
   };
 
-  /** Sends unless the ledger knows better; `afterFailure` when an earlier send had failed. */
+  /**
+   * Sends unless the ledger knows better; `afterFailure` when an earlier send had failed. An intent
+   * without an outcome is settled with the provider first (`unconfirmed-send.ts`).
+   */
   const send = async (job: OutboundJob): Promise<{ receipt: SendReceipt; afterFailure: boolean }> => {
     const delivery = job.data.item;
     const key = delivery.idempotencyKey;
-    const begun = await ledger.begin(key, job.id ?? '', sender.providerIdempotent ?? false);
+    const jobId = job.id ?? '';
+    const found = await ledger.begin(key, jobId, sender.providerIdempotent ?? false);
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const begun = found.kind === 'unconfirmed' ? await resolveUnconfirmed({ sender, ledger, failures, delivery, jobId, since: found.since, lastAttempt }) : found;
     if (begun.kind === 'sent') return { receipt: begun.receipt, afterFailure: false };
-    if (begun.kind === 'unconfirmed') throw new UnconfirmedSendError('delivery.failed', UNCONFIRMED_MESSAGE);
     let receipt: SendReceipt;
     try {
       receipt = await sender.send(delivery);

@@ -195,7 +195,7 @@ describe('createOutbound', () => {
         delivery.idempotencyKey === 'k-429' && call === 1
           ? Promise.reject(new DeliveryError('Too Many Requests', { rateLimited: true, status: 429, retryAfterMs }))
           : Promise.resolve({}),
-      { rateLimit: { max: 100, durationMs: 1000 } },
+      { rateLimit: { max: 100, durationMs: 1000 }, concurrency: 1 },
     );
     const out = outbound(resources.redis('worker'), { senders: { slack: sender } });
     await out.enqueue(sampleDelivery('slack', 'k-429'));
@@ -229,5 +229,41 @@ describe('createOutbound', () => {
     expect(() => {
       out.startWorkers();
     }).toThrow(SwitchboardError);
+  });
+});
+
+describe('createOutbound: concurrency', () => {
+  it('sends to several destinations at once, but to one destination one at a time and in order', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const perAddress = new Map<string, number>();
+    const sender = scriptedSender(async (delivery) => {
+      const address = delivery.destination.address;
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+      expect(perAddress.get(address)).toBe(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      perAddress.set(address, (perAddress.get(address) ?? 1) - 1);
+      inFlight -= 1;
+      return {};
+    }, { concurrency: 4 });
+    const out = outbound(resources.redis('worker'), { senders: { sms: sender } });
+    const keys: string[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      for (const address of ['+15550100', '+15550101', '+15550102']) {
+        const key = `${address}-${String(round)}`;
+        keys.push(key);
+        await out.enqueue({ ...sampleDelivery('sms', key), destination: { channel: 'sms', address } });
+      }
+    }
+    out.startWorkers();
+    await waitForCounts(inspector('sms'), { completed: 9 });
+    expect(most).toBeGreaterThan(1);
+    for (const address of ['+15550100', '+15550101', '+15550102']) {
+      const order = sender.calls.map((call) => call.key).filter((key) => key.startsWith(address));
+      expect(order).toEqual([0, 1, 2].map((round) => `${address}-${String(round)}`));
+    }
   });
 });

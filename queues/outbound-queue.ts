@@ -7,7 +7,10 @@
  * - At most one send per idempotency key, across retries and crashes: the delivery ledger (see
  *   `delivery-ledger.ts`) records the intent before `send` and the receipt after. A retried job
  *   that finds a receipt completes without sending; one that finds an intent without an outcome
- *   fails for good (unless the sender is provider-idempotent) rather than risk a second message.
+ *   asks the provider through the sender's `findSent` and sends only when the message is not
+ *   there; when the provider cannot tell, the sender's `unconfirmed` rule decides (see
+ *   `unconfirmed-send.ts`). Since a rerun is safe, a job may stall (its worker died) up to
+ *   {@link MAX_STALLS} times before it fails as `stalled`.
  * - Rate limits: `ChannelSender.rateLimit` for the whole channel (BullMQ's limiter) and
  *   `ChannelSender.destinationRateLimit` per destination (see `destination-rate-limit.ts`), both
  *   across every worker. A delivery held back by its destination's limit waits in the delayed set
@@ -21,9 +24,14 @@
  * - `onAttempt` hears of each attempt (`sent`, `retry`, `failed`) and each deferral, at least once:
  *   a worker that dies after reporting may report the same attempt again. Its errors never fail a
  *   delivery.
- * - Order: with `concurrency` 1 a channel's deliveries are sent in queue order, except that a
- *   retried delivery goes back in line, and a delivery held back for its destination waits while
- *   deliveries to other destinations pass; held-back deliveries to one destination keep their order.
+ * - Order: a worker sends up to `concurrency` deliveries at once (default 8), one destination at a
+ *   time: deliveries to one destination go in queue order, except that a retried delivery goes
+ *   back in line; a delivery held back for its destination waits while deliveries to other
+ *   destinations pass; held-back deliveries to one destination keep their order.
+ * - `deliver` sends at once when it can (see `inline-send.ts`): two script calls and no job for a
+ *   send within its limits, the queue for everything else. A delivery held back by its
+ *   destination's limit joins the destination's line, so later deliveries to it wait behind it.
+ *   Inline sends are as parallel as their callers (one per turn), and in order per turn.
  */
 import { Worker, type Queue } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
@@ -32,13 +40,16 @@ import { createDeliveryFailures, type DeliveryFailures } from './delivery-failur
 import { createDeliveryLedger, type DeliveryLedger } from './delivery-ledger.ts';
 import { createDestinationRateLimit, type DestinationRateLimit } from './destination-rate-limit.ts';
 import { outboundJobId } from './job-ids.ts';
-import { createDeliveryProcessor, type OutboundJobData } from './outbound-processor.ts';
+import { createDeliveryProcessor, type OutboundJob, type OutboundJobData } from './outbound-processor.ts';
 import type { Outbound, OutboundOptions } from './outbound-options.ts';
-import type { ChannelSender, SendReceipt } from './outbound-types.ts';
+import type { AddOnceResult } from './add-once.ts';
+import type { ChannelSender, DeliveryAttemptEvent, OutboundDelivery, SendReceipt } from './outbound-types.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
 import { createRetryDelays } from './retry-delay.ts';
 import { openProducerQueue } from './producer-queue.ts';
+import { channelPauseKey, createInlineSend } from './inline-send.ts';
+import { startOutboxSweeper } from './outbox-sweeper.ts';
 
 export type { Outbound, OutboundOptions } from './outbound-options.ts';
 
@@ -47,6 +58,29 @@ const JOB_NAME = 'delivery';
 const BACKOFF_TYPE = 'delivery';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CHANNEL_ID = /^[a-z0-9][a-z0-9_-]*$/i;
+/** How often a delivery job may stall (its worker died) before it fails as `stalled`. */
+const MAX_STALLS = 5;
+/** Queued sends in flight at once per worker process and channel, when the sender does not say. */
+const DEFAULT_CONCURRENCY = 8;
+
+/**
+ * Runs a channel's jobs one destination at a time: a job waits for the job to the same address
+ * that this worker took before it, while jobs to other addresses run beside it. BullMQ starts
+ * processors in the order it took the jobs, so the order per destination is the queue's.
+ */
+function inLanes(process: (job: OutboundJob, token?: string) => Promise<SendReceipt>): (job: OutboundJob, token?: string) => Promise<SendReceipt> {
+  const lanes = new Map<string, Promise<unknown>>();
+  return (job, token) => {
+    const address = job.data.item.destination.address;
+    const run = (lanes.get(address) ?? Promise.resolve()).then(() => process(job, token));
+    const tail = run.then(() => undefined, () => undefined);
+    lanes.set(address, tail);
+    void tail.then(() => {
+      if (lanes.get(address) === tail) lanes.delete(address);
+    });
+    return run;
+  };
+}
 
 /** The BullMQ queue name of a channel's outbound queue: `outbound-<channel>`. */
 export function outboundQueueName(channel: string): string {
@@ -119,6 +153,21 @@ export function createOutbound(options: OutboundOptions): Outbound {
   };
 
   const retryDelays = createRetryDelays({ backoffDelayMs, maxBackoffDelayMs });
+  const ledgerTtlMs = options.ledgerTtlMs ?? 30 * DAY_MS;
+  const inline = createInlineSend({
+    redis: producer.client,
+    prefix,
+    leaseMs: options.inlineLeaseMs ?? 30_000,
+    ledgerTtlMs,
+    lineGraceMs: 15_000,
+    retryDelayMs: (error, retryAfterMs) => retryDelays.plan(error, 1, retryAfterMs),
+  });
+  let stopSweeper: (() => Promise<void>) | undefined;
+  /** Holds off a channel after a 429: its queue (BullMQ's limiter) and its inline sends. */
+  const throttle = async (channel: string, retryAfterMs: number): Promise<void> => {
+    await producer.client.set(channelPauseKey(prefix, channel), '1', 'PX', Math.max(1, Math.ceil(retryAfterMs)));
+    if (senders[channel]?.rateLimit !== undefined) await queueOf(channel).rateLimit(retryAfterMs);
+  };
 
   const startWorker = (channel: string, sender: ChannelSender, shared: Shared): void => {
     const processor = createDeliveryProcessor({
@@ -131,16 +180,15 @@ export function createOutbound(options: OutboundOptions): Outbound {
       onError,
       // Hold off the whole channel, not just this job (BullMQ applies it only with a limiter).
       // If that fails, the job's own backoff still honours retryAfterMs.
-      onThrottled: async (retryAfterMs) => {
-        if (sender.rateLimit !== undefined) await queueOf(channel).rateLimit(retryAfterMs);
-      },
+      onThrottled: (retryAfterMs) => throttle(channel, retryAfterMs),
     });
-    const worker = new Worker<OutboundJobData, SendReceipt>(outboundQueueName(channel), processor.process, {
+    const worker = new Worker<OutboundJobData, SendReceipt>(outboundQueueName(channel), inLanes(processor.process), {
       connection: shared.client.client,
       prefix,
-      concurrency: sender.concurrency ?? 1,
+      concurrency: sender.concurrency ?? DEFAULT_CONCURRENCY,
       lockDuration: options.jobLockDurationMs ?? 30_000,
       stalledInterval: options.stalledIntervalMs ?? 30_000,
+      maxStalledCount: MAX_STALLS,
       settings: { backoffStrategy: retryDelays.strategy },
       ...(sender.rateLimit === undefined
         ? {}
@@ -155,19 +203,75 @@ export function createOutbound(options: OutboundOptions): Outbound {
     workers.push(worker);
   };
 
-  return {
-    async enqueue(delivery) {
-      if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The outbound queues are closed');
-      if (!Object.hasOwn(senders, delivery.channel)) {
-        throw new SwitchboardError('config.invalid', `No outbound sender for channel "${delivery.channel}"`, {
-          details: { channel: delivery.channel },
-        });
-      }
-      return addOnce(queueOf(delivery.channel), JOB_NAME, delivery, {
-        ...jobOptions,
-        jobId: outboundJobId(delivery.idempotencyKey),
+  const senderOf = (delivery: OutboundDelivery): ChannelSender => {
+    if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The outbound queues are closed');
+    const sender = Object.hasOwn(senders, delivery.channel) ? senders[delivery.channel] : undefined;
+    if (sender === undefined) {
+      throw new SwitchboardError('config.invalid', `No outbound sender for channel "${delivery.channel}"`, {
+        details: { channel: delivery.channel },
       });
-    },
+    }
+    return sender;
+  };
+
+  const enqueue = async (delivery: OutboundDelivery, delayMs = 0): Promise<AddOnceResult> => {
+    senderOf(delivery);
+    return await addOnce(queueOf(delivery.channel), JOB_NAME, delivery, {
+      ...jobOptions,
+      jobId: outboundJobId(delivery.idempotencyKey),
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
+    });
+  };
+
+  const report = async (event: DeliveryAttemptEvent): Promise<void> => {
+    try {
+      await options.onAttempt?.(event);
+    } catch (thrown) {
+      onError(toError(thrown));
+    }
+  };
+
+  const inlineFailures = createDeliveryFailures({
+    redis: producer.client,
+    prefix,
+    ...(options.failuresMaxEntries === undefined ? {} : { maxEntries: options.failuresMaxEntries }),
+    ...(options.failuresTtlMs === undefined ? {} : { ttlMs: options.failuresTtlMs }),
+  });
+
+  /** Reports the inline attempt and does what its outcome asks; see {@link Outbound.deliver}. */
+  const deliver = async (delivery: OutboundDelivery): Promise<AddOnceResult> => {
+    const jobId = outboundJobId(delivery.idempotencyKey);
+    const outcome = await inline.attempt(delivery, senderOf(delivery));
+    switch (outcome.kind) {
+      case 'sent':
+        await report({ delivery, attempt: 1, outcome: 'sent', receipt: outcome.receipt });
+        return { jobId, duplicate: false };
+      case 'duplicate':
+        return { jobId, duplicate: true };
+      case 'failed': {
+        const { channel, destination, idempotencyKey, trace } = delivery;
+        const record = { ...outcome.error, failedAt: new Date().toISOString(), channel, destination, idempotencyKey, attempts: 1, reason: 'permanent' as const };
+        await inlineFailures.record(trace === undefined ? record : { ...record, trace }).catch((thrown: unknown) => { onError(toError(thrown)); });
+        await report({ delivery, attempt: 1, outcome: 'failed', error: outcome.error });
+        await inline.release(idempotencyKey);
+        return { jobId, duplicate: false };
+      }
+      case 'queue': {
+        const { error, delayMs } = outcome;
+        if (error !== undefined) {
+          if (error.retryAfterMs !== undefined && error.code === 'delivery.rate_limited') await throttle(delivery.channel, error.retryAfterMs).catch((thrown: unknown) => { onError(toError(thrown)); });
+          await report({ delivery, attempt: 1, outcome: 'retry', error, nextAttemptAt: Date.now() + (delayMs ?? 0) });
+        }
+        const queued = await enqueue(delivery, delayMs);
+        if (error !== undefined) await inline.release(delivery.idempotencyKey);
+        return queued;
+      }
+    }
+  };
+
+  return {
+    enqueue: (delivery) => enqueue(delivery),
+    deliver,
     startWorkers() {
       if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The outbound queues are closed');
       if (consumer !== undefined) return;
@@ -175,7 +279,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
       const redis = consumer.client;
       const shared: Shared = {
         client: consumer,
-        ledger: createDeliveryLedger({ redis, prefix, ...(options.ledgerTtlMs === undefined ? {} : { ttlMs: options.ledgerTtlMs }) }),
+        ledger: createDeliveryLedger({ redis, prefix, ttlMs: ledgerTtlMs }),
         failures: createDeliveryFailures({
           redis,
           prefix,
@@ -185,9 +289,11 @@ export function createOutbound(options: OutboundOptions): Outbound {
         rateLimit: createDestinationRateLimit({ redis, prefix }),
       };
       for (const [channel, sender] of Object.entries(senders)) startWorker(channel, sender, shared);
+      stopSweeper = startOutboxSweeper({ redis, prefix, intervalMs: options.sweepIntervalMs ?? 2000, enqueue: (delivery) => enqueue(delivery), onError });
     },
     close() {
       closing ??= (async () => {
+        await stopSweeper?.();
         const results = await Promise.allSettled(workers.map((worker) => closeWorker(worker, consumer?.client)));
         results.push(...(await Promise.allSettled([...queues.values()].map((queue) => queue.close()))));
         results.push(...(await Promise.allSettled([consumer?.close(), producer.close()])));

@@ -69,19 +69,60 @@ export interface ChannelSender {
    */
   readonly destinationRateLimit?: ChannelRateLimit;
   /**
-   * Sends in flight at once per worker process. Default 1, which keeps the parts of a reply in
-   * order (retries aside); raise it for channels where order does not matter.
+   * Queued sends in flight at once per worker process. Sends to one destination still go one at a
+   * time, in queue order (retries aside), so raising it never reorders a conversation. Default 8.
    */
   readonly concurrency?: number;
   /**
    * Whether the provider itself drops a repeated send carrying the same idempotency key. When a
    * worker died between recording the intent to send and recording the receipt, the outcome is
-   * unknown: with `true` the delivery is sent again (the provider dedupes); with `false` it is
-   * failed with `delivery.failed` and kept for an operator, so nothing is ever sent twice.
-   * Default `false`.
+   * unknown: with `true` the delivery is sent again (the provider dedupes); with `false` the
+   * provider is asked first ({@link ChannelSender.findSent}), and what it cannot tell is left to
+   * {@link ChannelSender.unconfirmed}. Default `false`.
    */
   readonly providerIdempotent?: boolean;
+  /**
+   * Asks the provider whether a delivery whose earlier send has no recorded outcome (a worker died
+   * between the intent and the receipt) went out. Called only in that case, at most once per
+   * attempt, never for a provider-idempotent sender. `sent` completes the delivery with the receipt
+   * found, without sending; `absent` sends it; `unknown` leaves it to {@link ChannelSender.unconfirmed};
+   * `pending` asks again after `retryAfterMs`. A rejection is a retryable failure of the attempt
+   * (on the last attempt, the delivery fails with reason `unconfirmed`). Default: none, which is
+   * `unknown` for every delivery.
+   */
+  findSent?(delivery: OutboundDelivery, intent: SendIntent): Promise<SentLookup>;
+  /**
+   * What happens to a delivery whose earlier outcome is unknown and that the provider cannot be asked
+   * about (no `findSent`, or it answered `unknown`): `at-most-once` fails it with reason
+   * `unconfirmed` (shown on /admin, and the person is told on their next turn); `at-least-once`
+   * sends it again, accepting a possible duplicate. Default `at-most-once`.
+   */
+  readonly unconfirmed?: UnconfirmedRule;
 }
+
+/** See {@link ChannelSender.unconfirmed}. */
+export type UnconfirmedRule = 'at-most-once' | 'at-least-once';
+
+/** The earlier send that {@link ChannelSender.findSent} looks for. */
+export interface SendIntent {
+  /** When the earlier attempt recorded its intent to send, in epoch milliseconds. */
+  readonly since: number;
+}
+
+/**
+ * What {@link ChannelSender.findSent} found:
+ * - `sent`: the provider has a message that is this delivery (it carries our key, or matches it
+ *   closely enough in content, recipient and time); `receipt` describes it;
+ * - `absent`: the provider would show the message by now and does not: sending is safe (also the
+ *   answer for a payload whose repeat changes nothing, such as an edit to the same text);
+ * - `unknown`: the provider cannot tell (no record kept, a scope missing); `reason` says why;
+ * - `pending`: too early to tell (the earlier call may still be under way): ask again later.
+ */
+export type SentLookup =
+  | { readonly kind: 'sent'; readonly receipt: SendReceipt }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'unknown'; readonly reason: string }
+  | { readonly kind: 'pending'; readonly retryAfterMs: number; readonly reason: string };
 
 /** What went wrong in one attempt, in a JSON-serialisable shape. */
 export interface DeliveryErrorSummary {

@@ -1,12 +1,30 @@
+import type { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
-import { sleep, useTestResources } from './queue-test-kit.ts';
+import { useTestResources } from './queue-test-kit.ts';
 import { createSessionLock, sessionLockKey, type SessionLease } from './session-lock.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
 const resources = useTestResources(redisUrl);
+
+/**
+ * Counts the heartbeats sent on `redis`: the scripts run with more than one key, or with one key
+ * and a TTL as first argument (a heartbeat names the TTL first, acquire and release a token). Each
+ * entry is the number of locks the heartbeat renewed.
+ */
+function heartbeatsOn(redis: Redis, ttlMs: number): number[] {
+  const beats: number[] = [];
+  const evalsha = redis.evalsha.bind(redis);
+  vi.spyOn(redis, 'evalsha').mockImplementation((...args: Parameters<Redis['evalsha']>) => {
+    const [, numKeys, ...rest] = args as unknown[];
+    const keys = Number(numKeys);
+    if (String(rest[keys]) === String(ttlMs)) beats.push(keys);
+    return evalsha(...args);
+  });
+  return beats;
+}
 
 describe('createSessionLock', () => {
   it('lets only one holder hold a session at a time, and frees it on release', async () => {
@@ -39,9 +57,13 @@ describe('createSessionLock', () => {
 
   it('keeps the lock alive with heartbeats for longer than its TTL', async () => {
     const redis = resources.redis('worker');
+    const beats = heartbeatsOn(redis, 300);
     const locks = createSessionLock({ redis, prefix: prefix(), ttlMs: 300 });
     const lease = await locks.tryAcquire('long');
-    await sleep(1000);
+    // Ten heartbeats, one every fifth of the TTL: the lock has lived two TTLs on them.
+    await vi.waitFor(() => {
+      expect(beats.length).toBeGreaterThanOrEqual(10);
+    }, { timeout: 10_000 });
     expect(lease?.signal.aborted).toBe(false);
     expect(await redis.get(sessionLockKey(prefix(), 'long'))).toBe(lease?.token);
     expect(await locks.tryAcquire('long')).toBeUndefined();
@@ -84,6 +106,23 @@ describe('createSessionLock', () => {
     expect((lease?.signal.reason as SwitchboardError).code).toBe('session.lock_lost');
   });
 
+  it('has given the lease up by the time Redis lets another holder in', async () => {
+    const holderRedis = resources.redis('worker');
+    const lease = await createSessionLock({ redis: holderRedis, prefix: prefix(), ttlMs: 500 }).tryAcquire('handover');
+    // The holder's heartbeats stop reaching Redis (as when its event loop stalls or Redis is cut off).
+    holderRedis.disconnect();
+    const rival = createSessionLock({ redis: resources.redis('worker'), prefix: prefix(), ttlMs: 500 });
+    let taken: SessionLease | undefined;
+    let holderAbortedWhenTaken: boolean | undefined;
+    await vi.waitFor(async () => {
+      taken = await rival.tryAcquire('handover');
+      holderAbortedWhenTaken = lease?.signal.aborted;
+      expect(taken).toBeDefined();
+    }, { timeout: 10_000, interval: 5 });
+    expect(holderAbortedWhenTaken).toBe(true);
+    await taken?.release();
+  });
+
   it('does nothing when a former holder releases a lock someone else now holds', async () => {
     const redis = resources.redis('worker');
     const locks = createSessionLock({ redis, prefix: prefix(), ttlMs: 5000 });
@@ -100,11 +139,62 @@ describe('createSessionLock', () => {
   });
 
   it('does not abort the signal on release', async () => {
-    const locks = createSessionLock({ redis: resources.redis('worker'), prefix: prefix(), ttlMs: 300 });
+    const redis = resources.redis('worker');
+    const beats = heartbeatsOn(redis, 300);
+    const locks = createSessionLock({ redis, prefix: prefix(), ttlMs: 300 });
     const lease = await locks.tryAcquire('quiet');
+    const other = await locks.tryAcquire('still-held');
     await lease?.release();
-    await sleep(500);
+    // The lease still held beats on for two TTLs, long past the released one's expiry.
+    await vi.waitFor(() => {
+      expect(beats.length).toBeGreaterThanOrEqual(10);
+    }, { timeout: 10_000 });
     expect(lease?.signal.aborted).toBe(false);
+    expect(other?.signal.aborted).toBe(false);
+    await other?.release();
+  });
+
+  it('renews every lock it holds with one command per heartbeat, and beats not at all while it holds none', async () => {
+    const redis = resources.redis('worker');
+    const beats = heartbeatsOn(redis, 400);
+    const locks = createSessionLock({ redis, prefix: prefix(), ttlMs: 400 });
+    const leases = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((id) => locks.tryAcquire(`many-${id}`)));
+    await vi.waitFor(() => {
+      expect(beats.filter((count) => count === 5).length).toBeGreaterThanOrEqual(10);
+    }, { timeout: 10_000 });
+    // Every heartbeat carried all five locks: none was sent for one lock alone.
+    expect(beats.every((count) => count === 5)).toBe(true);
+    for (const lease of leases) expect(lease?.signal.aborted).toBe(false);
+    const ttls = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((id) => redis.pttl(sessionLockKey(prefix(), `many-${id}`))));
+    for (const ttl of ttls) expect(ttl).toBeGreaterThan(0);
+
+    for (const lease of leases) await lease?.release();
+    const sent = beats.length;
+    // Another instance, still holding a lock, beats ten times meanwhile (two TTLs); this one, holding none, stays quiet.
+    const clockRedis = resources.redis('worker');
+    const clockBeats = heartbeatsOn(clockRedis, 400);
+    const clock = await createSessionLock({ redis: clockRedis, prefix: prefix(), ttlMs: 400 }).tryAcquire('clock');
+    await vi.waitFor(() => {
+      expect(clockBeats.length).toBeGreaterThanOrEqual(10);
+    }, { timeout: 10_000 });
+    expect(beats.length).toBe(sent);
+    await clock?.release();
+  });
+
+  it('says how long the holder\'s lock still lives when the session is taken', async () => {
+    const locks = createSessionLock({ redis: resources.redis('worker'), prefix: prefix(), ttlMs: 2000 });
+    const rival = createSessionLock({ redis: resources.redis('worker'), prefix: prefix(), ttlMs: 2000 });
+    const held = await locks.claim('claimed');
+    expect(held.lease).toBeDefined();
+    const refused = await rival.claim('claimed');
+    expect(refused.lease).toBeUndefined();
+    expect(refused.heldForMs).toBeGreaterThan(0);
+    expect(refused.heldForMs).toBeLessThanOrEqual(2000);
+    await held.lease?.release();
+    const taken = await rival.claim('claimed');
+    expect(taken.lease).toBeDefined();
+    expect(taken.heldForMs).toBeUndefined();
+    await taken.lease?.release();
   });
 
   it('rejects a non-positive TTL', () => {

@@ -1,9 +1,12 @@
 /**
  * One holder per session, across every process: a Redis key `<prefix>:session-lock:<sessionId>`
- * set with `SET NX PX` to a random token. While held, a heartbeat pushes the expiry forward every
- * third of the TTL, but only while the key still holds our token; release deletes the key only
- * while it holds our token. A holder that dies stops beating, and the lock frees itself after at
- * most one TTL.
+ * set with `SET NX PX` to a random token. The lock is a short lease: while a process holds
+ * sessions, one heartbeat per interval pushes the expiry of all of them forward in a single
+ * command, each only while its key still holds our token; release deletes the key only while it
+ * holds our token. A holder that dies stops beating, and its locks free themselves after at most
+ * one TTL. A holder whose heartbeats stop reaching Redis gives its leases up on its own side a
+ * little before Redis lets anyone else in; one whose event loop stalls for that long gives them up
+ * as soon as its timers run again, and what it had already sent may still land.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -11,12 +14,32 @@ import { SwitchboardError } from '../src/protocol/errors.ts';
 import { checkPrefix } from './redis-connections.ts';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 
-/** Extends the expiry of KEYS[1] to ARGV[2] ms if it still holds token ARGV[1]; 1 if extended. */
-const EXTEND = defineScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+/**
+ * Takes KEYS[1] for token ARGV[1] with a lifetime of ARGV[2] ms if nobody holds it: -1 when taken,
+ * otherwise how many ms the current holder's lock still lives (0 when it has no expiry left).
+ */
+const ACQUIRE = defineScript(`
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return -1 end
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then return 0 end
+return left
+`);
+
+/**
+ * Extends each KEYS[i] to ARGV[1] ms if it still holds token ARGV[i + 1]; one reply per key,
+ * 1 if extended, 0 if the key expired or holds another token. All keys share the prefix's slot on
+ * a cluster (the prefix is a hash tag there).
+ */
+const EXTEND_ALL = defineScript(`
+local extended = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i + 1] then
+    extended[i] = redis.call('PEXPIRE', key, ARGV[1])
+  else
+    extended[i] = 0
+  end
 end
-return 0
+return extended
 `);
 
 /** Deletes KEYS[1] if it still holds token ARGV[1]; 1 if deleted. */
@@ -27,15 +50,36 @@ end
 return 0
 `);
 
+/** Default lifetime of a lock without a heartbeat, in ms. */
+const DEFAULT_TTL_MS = 2_500;
+
+/** Heartbeats per TTL by default: the lock survives four missed heartbeats in a row. */
+const HEARTBEATS_PER_TTL = 5;
+
+/**
+ * How much earlier than Redis a holder gives a lease up, at most, in ms: covers the rounding of
+ * timers (a timer may fire a millisecond after its time) so that it never gives up later than Redis.
+ */
+const GIVE_UP_EARLY_MS = 20;
+
 /** Options of {@link createSessionLock}. */
 export interface SessionLockOptions {
   /** Client for the lock commands. Never closed by the lock. Use a worker connection. */
   readonly redis: Redis;
   /** Key prefix. Default `sb`. */
   readonly prefix?: string;
-  /** How long a lock lives without a heartbeat, in milliseconds. Default 30000. */
+  /**
+   * How long a lock lives without a heartbeat, in milliseconds: how soon the sessions of a holder
+   * that died are free again (at most this long after it died), and how long an event-loop stall
+   * or a Redis outage the holder survives (this TTL minus one heartbeat interval). Default 2500.
+   */
   readonly ttlMs?: number;
-  /** Time between heartbeats, in milliseconds. Default `ttlMs / 3`. */
+  /**
+   * Time between heartbeats, in milliseconds. One heartbeat is one Redis command that extends
+   * every lock this instance holds, so the cost is `1000 / heartbeatIntervalMs` commands a second
+   * per instance (per worker process) while it holds any lock, whatever their number, and none
+   * while it holds none. Default `ttlMs / 5` (500 ms: 2 commands a second).
+   */
   readonly heartbeatIntervalMs?: number;
 }
 
@@ -46,21 +90,34 @@ export interface SessionLease {
   readonly token: string;
   /**
    * Aborted, with a `session.lock_lost` {@link SwitchboardError} as reason, when a heartbeat finds
-   * the lock gone or held by someone else, or when no heartbeat has reached Redis for a whole TTL.
-   * Not aborted by {@link SessionLease.release}.
+   * the lock gone or held by someone else, or once no heartbeat has reached Redis for a whole TTL
+   * (measured from when the last successful one was sent, so no later than Redis itself could
+   * let another holder in, as long as this process's event loop runs). Not aborted by
+   * {@link SessionLease.release}.
    */
   readonly signal: AbortSignal;
   /**
-   * Stops the heartbeat and deletes the lock if it still holds this lease's token.
+   * Stops renewing the lock and deletes it if it still holds this lease's token.
    * Resolves `true` when the lock was deleted, `false` when it was no longer ours.
    */
   release(): Promise<boolean>;
 }
 
+/** What {@link SessionLock.claim} found: the lease, or how long the current holder's lock still lives. */
+export type SessionClaim =
+  | { readonly lease: SessionLease; readonly heldForMs?: undefined }
+  | { readonly lease?: undefined; readonly heldForMs: number };
+
 /** Session locks; see {@link createSessionLock}. */
 export interface SessionLock {
-  /** Takes the lock of `sessionId` if nobody holds it; `undefined` when it is held. */
+  /** Takes the lock of `sessionId` if nobody holds it; `undefined` when it is held. One Redis command. */
   tryAcquire(sessionId: string): Promise<SessionLease | undefined>;
+  /**
+   * Takes the lock of `sessionId` if nobody holds it; when someone does, says how long their lock
+   * still lives without another heartbeat, in ms (a holder that died frees it then). One Redis
+   * command either way.
+   */
+  claim(sessionId: string): Promise<SessionClaim>;
 }
 
 /** The Redis key of the lock of `sessionId`. */
@@ -77,11 +134,22 @@ function positive(name: string, value: number): number {
   return value;
 }
 
+/** A lease this instance holds and renews. */
+interface Held {
+  readonly sessionId: string;
+  readonly key: string;
+  readonly token: string;
+  readonly controller: AbortController;
+  /** Fires when the lock may have expired in Redis: no heartbeat confirmed within one TTL. */
+  expiry: NodeJS.Timeout | undefined;
+}
+
 /**
- * Creates session locks on `options.redis`.
+ * Creates session locks on `options.redis`. The heartbeat is shared by every lease of the
+ * instance, so create one per process (per worker) and take all its leases from it.
  *
  * @example
- * const locks = createSessionLock({ redis, prefix: 'sb', ttlMs: 30_000 });
+ * const locks = createSessionLock({ redis, prefix: 'sb' });
  * const lease = await locks.tryAcquire('session-42');
  * if (lease) {
  *   try { await runTurn({ signal: lease.signal }); } finally { await lease.release(); }
@@ -90,78 +158,107 @@ function positive(name: string, value: number): number {
 export function createSessionLock(options: SessionLockOptions): SessionLock {
   const { redis } = options;
   const prefix = checkPrefix(options.prefix);
-  const ttlMs = positive('ttlMs', options.ttlMs ?? 30_000);
-  const intervalMs = positive('heartbeatIntervalMs', options.heartbeatIntervalMs ?? Math.max(1, Math.floor(ttlMs / 3)));
+  const ttlMs = positive('ttlMs', options.ttlMs ?? DEFAULT_TTL_MS);
+  const intervalMs = positive('heartbeatIntervalMs', options.heartbeatIntervalMs ?? Math.max(1, Math.floor(ttlMs / HEARTBEATS_PER_TTL)));
+  /** The leases being renewed, by token. */
+  const held = new Map<string, Held>();
+  let timer: NodeJS.Timeout | undefined;
+  let beating = false;
+  /** Why the last heartbeat failed, for the reason of a lease that then expires. */
+  let lastFailure: unknown;
 
-  async function tryAcquire(sessionId: string): Promise<SessionLease | undefined> {
-    const key = sessionLockKey(prefix, sessionId);
-    const token = randomUUID();
-    const requestedAt = Date.now();
-    const set = await redis.set(key, token, 'PX', ttlMs, 'NX');
-    if (set !== 'OK') return undefined;
-    return startLease(sessionId, key, token, requestedAt);
-  }
+  const lose = (lease: Held, message: string, cause?: unknown): void => {
+    if (held.get(lease.token) !== lease) return;
+    forget(lease);
+    lease.controller.abort(
+      new SwitchboardError('session.lock_lost', message, {
+        details: { sessionId: lease.sessionId },
+        retryable: true,
+        ...(cause === undefined ? {} : { cause }),
+      }),
+    );
+  };
 
-  function startLease(sessionId: string, key: string, token: string, requestedAt: number): SessionLease {
-    const controller = new AbortController();
-    // The lock surely lives until (the moment its last successful SET/PEXPIRE was sent) + ttlMs.
-    let confirmedAt = requestedAt;
-    let beating = false;
-    let stopped = false;
+  /**
+   * (Re)arms the lease's expiry: a little before `ttlMs` after `confirmedAt` (a `performance.now()`
+   * time at which a command that set the expiry was sent, so before Redis ran it).
+   */
+  const giveUpAfterMs = ttlMs - Math.min(GIVE_UP_EARLY_MS, ttlMs / 10);
+  const arm = (lease: Held, confirmedAt: number): void => {
+    clearTimeout(lease.expiry);
+    lease.expiry = setTimeout(() => {
+      lose(lease, `Session lock of ${lease.sessionId} expired: no heartbeat reached Redis within ${ttlMs} ms`, lastFailure);
+    }, Math.max(0, confirmedAt + giveUpAfterMs - performance.now()));
+    lease.expiry.unref();
+  };
 
-    const lose = (message: string, cause?: unknown): void => {
-      if (stopped || controller.signal.aborted) return;
+  const forget = (lease: Held): void => {
+    clearTimeout(lease.expiry);
+    held.delete(lease.token);
+    if (held.size === 0 && timer !== undefined) {
       clearInterval(timer);
-      controller.abort(
-        new SwitchboardError('session.lock_lost', message, {
-          details: { sessionId },
-          retryable: true,
-          ...(cause === undefined ? {} : { cause }),
-        }),
-      );
-    };
+      timer = undefined;
+    }
+  };
 
-    const beat = async (): Promise<void> => {
-      if (stopped || controller.signal.aborted) return;
-      if (Date.now() - confirmedAt >= ttlMs) {
-        lose(`Session lock of ${sessionId} expired: no heartbeat reached Redis within ${ttlMs} ms`);
-        return;
-      }
-      if (beating) return;
-      beating = true;
-      const sentAt = Date.now();
-      try {
-        const extended = await runScript(redis, EXTEND, [key], [token, ttlMs]);
-        if (extended === 1) confirmedAt = sentAt;
-        else lose(`Session lock of ${sessionId} was lost: it expired or another holder took it`);
-      } catch (error) {
-        if (Date.now() - confirmedAt >= ttlMs) {
-          lose(`Session lock of ${sessionId} expired: the heartbeat could not reach Redis`, error);
-        }
-      } finally {
-        beating = false;
-      }
-    };
+  const beat = async (): Promise<void> => {
+    if (beating || held.size === 0) return;
+    beating = true;
+    const batch = [...held.values()];
+    const sentAt = performance.now();
+    try {
+      const replies = (await runScript(redis, EXTEND_ALL, batch.map((lease) => lease.key), [ttlMs, ...batch.map((lease) => lease.token)])) as number[];
+      lastFailure = undefined;
+      batch.forEach((lease, index) => {
+        if (held.get(lease.token) !== lease) return;
+        if (replies[index] === 1) arm(lease, sentAt);
+        else lose(lease, `Session lock of ${lease.sessionId} was lost: it expired or another holder took it`);
+      });
+    } catch (error) {
+      // Each lease's expiry gives it up once no heartbeat has reached Redis for a whole TTL.
+      lastFailure = error;
+    } finally {
+      beating = false;
+    }
+  };
 
-    const timer = setInterval(() => {
-      void beat();
-    }, intervalMs);
-    timer.unref();
-
+  const hold = (sessionId: string, key: string, token: string, requestedAt: number): SessionLease => {
+    const controller = new AbortController();
+    // The lock surely lives until (the moment its SET was sent) + ttlMs.
+    const lease: Held = { sessionId, key, token, controller, expiry: undefined };
+    arm(lease, requestedAt);
+    held.set(token, lease);
+    if (timer === undefined) {
+      timer = setInterval(() => {
+        void beat();
+      }, intervalMs);
+      timer.unref();
+    }
     return {
       sessionId,
       token,
       signal: controller.signal,
       async release(): Promise<boolean> {
-        if (!stopped) {
-          stopped = true;
-          clearInterval(timer);
-        }
+        if (held.get(token) === lease) forget(lease);
         const deleted = await runScript(redis, RELEASE, [key], [token]);
         return deleted === 1;
       },
     };
-  }
+  };
 
-  return { tryAcquire };
+  const claim = async (sessionId: string): Promise<SessionClaim> => {
+    const key = sessionLockKey(prefix, sessionId);
+    const token = randomUUID();
+    const requestedAt = performance.now();
+    const left = Number(await runScript(redis, ACQUIRE, [key], [token, ttlMs]));
+    if (left >= 0) return { heldForMs: left };
+    return { lease: hold(sessionId, key, token, requestedAt) };
+  };
+
+  return {
+    claim,
+    async tryAcquire(sessionId) {
+      return (await claim(sessionId)).lease;
+    },
+  };
 }

@@ -264,6 +264,47 @@ describe('turn queue', () => {
     expect((doomedLease?.signal.reason as SwitchboardError).code).toBe('session.lock_lost');
   });
 
+  it('tries a dead holder\'s session again once its lock has run out, not after the busy delay', async () => {
+    const lockTtlMs = 1000;
+    const turns = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: HOUR_MS }));
+    // A holder that died: its lock is never renewed (its client is gone), and nothing releases it.
+    const deadRedis = resources.redis('worker');
+    const deadLease = await createSessionLock({ redis: deadRedis, prefix: prefix(), ttlMs: lockTtlMs }).tryAcquire('orphan');
+    expect(deadLease).toBeDefined();
+    deadRedis.disconnect();
+
+    let runs = 0;
+    resources.track(
+      createTurnWorker({
+        connection: resources.redis('worker'),
+        prefix: prefix(),
+        lockTtlMs,
+        // A busy session's job would otherwise wait a minute before it tries again.
+        busyRetryDelayMs: 60_000,
+        busyMaxRetryDelayMs: 60_000,
+        process: () => {
+          runs += 1;
+          return Promise.resolve();
+        },
+      }),
+    );
+    await turns.schedule('orphan', 'orphan:1');
+
+    const queue = inspector();
+    // It waits, for no longer than what is left of the dead holder's lock (and a margin of 5 ms)...
+    await vi.waitFor(async () => {
+      expect(await queue.getJobCounts('delayed')).toEqual({ delayed: 1 });
+    }, { timeout: 10_000, interval: 10 });
+    const waiting = await queue.getJob(turnJobId('orphan:1'));
+    expect(waiting?.delay).toBeGreaterThan(0);
+    expect(waiting?.delay).toBeLessThanOrEqual(lockTtlMs + 5);
+    // ...then runs once.
+    await vi.waitFor(async () => {
+      expect(await queue.getJobCounts('completed')).toEqual({ completed: 1 });
+    }, { timeout: 15_000, interval: 50 });
+    expect(runs).toBe(1);
+  });
+
   it('aborts a turn whose session lock is lost, fails that attempt and retries it', async () => {
     const redis = resources.redis('worker');
     const reasons: unknown[] = [];

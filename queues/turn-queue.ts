@@ -9,7 +9,8 @@
  *
  * If a worker process dies mid-turn, BullMQ's stalled-job check puts the job back (after the job
  * lock, `jobLockDurationMs`, runs out and the next check, every `stalledIntervalMs`), and another
- * worker runs it once the dead holder's session lock has expired (`lockTtlMs`).
+ * worker runs it once the dead holder's session lock has expired (`lockTtlMs`): about 3 s after
+ * the death at the defaults (see {@link createTurnWorker}).
  */
 import { DelayedError, Worker, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
@@ -24,16 +25,13 @@ export const TURN_QUEUE_NAME = 'turns';
 
 const JOB_NAME = 'turn';
 
-/**
- * How soon a dead worker's turns move on, and what it costs. A live worker renews the session lock
- * of each running turn every third of its TTL (0.6 commands a second per turn) and BullMQ renews
- * the job lock every half (0.5 a second per turn); each worker checks for stalled jobs every 2 s
- * (0.5 a second). A SIGKILLed worker's job is back after its job lock runs out and the next check
- * (2 to 6 s), and its session is free once the lock it can no longer renew expires (3.3 to 5 s).
- */
-const DEFAULT_SESSION_LOCK_TTL_MS = 5_000;
-const DEFAULT_JOB_LOCK_MS = 4_000;
-const DEFAULT_STALLED_INTERVAL_MS = 2_000;
+/** The lease defaults; what they cost and how soon they recover is told at {@link createTurnWorker}. */
+const DEFAULT_SESSION_LOCK_TTL_MS = 2_500;
+const DEFAULT_JOB_LOCK_MS = 2_500;
+const DEFAULT_STALLED_INTERVAL_MS = 500;
+
+/** Margin added to a dead holder's remaining lock time before its job tries again, in ms. */
+const EXPIRY_MARGIN_MS = 5;
 
 interface TurnJobData {
   readonly sessionId: string;
@@ -139,8 +137,11 @@ export interface TurnWorkerOptions {
   /** Turns run at the same time by this worker (each of a different session). Default 16. */
   readonly concurrency?: number;
   /**
-   * Session lock lifetime without a heartbeat, in milliseconds; heartbeat every third. Default 5000:
-   * a killed worker's sessions are free again within 5 s.
+   * Session lock lifetime without a heartbeat, in milliseconds: a killed worker's sessions are
+   * free again at most this long after it died, and a live worker whose event loop stalls (or
+   * that cannot reach Redis) for more than four fifths of it loses them (the turn aborts, see
+   * {@link TurnLease}). One heartbeat every fifth of it renews all the worker's session locks in
+   * one command: 2 commands a second per worker at the default, none per turn. Default 2500.
    */
   readonly lockTtlMs?: number;
   /**
@@ -155,9 +156,19 @@ export interface TurnWorkerOptions {
    * traffic of jobs waiting behind a long turn and how late they start after it. Default 1000.
    */
   readonly busyMaxRetryDelayMs?: number;
-  /** BullMQ job lock duration (`lockDuration`), renewed by BullMQ every half, in milliseconds. Default 4000. */
+  /**
+   * BullMQ job lock duration (`lockDuration`), in milliseconds. BullMQ renews the locks of all
+   * the worker's running jobs in one command every eighth of it (its `lockRenewTime` is set to a
+   * quarter, and it renews every half of that): 3.2 commands a second per busy worker at the
+   * default. A job whose lock runs out (its worker died, or its event loop stalled for three
+   * quarters of the lock) is put back by the next stalled-job check. Default 2500.
+   */
   readonly jobLockDurationMs?: number;
-  /** Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds. Default 2000. */
+  /**
+   * Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds: a dead worker's
+   * job is back at most this long after its job lock ran out. Each worker sends one command per
+   * interval (2 a second at the default), idle or not. Default 500.
+   */
   readonly stalledIntervalMs?: number;
   /** Times a job may stall and be put back before it fails (`maxStalledCount`). Default 1. */
   readonly maxStalledCount?: number;
@@ -188,7 +199,29 @@ function toError(thrown: unknown): Error {
   return thrown instanceof Error ? thrown : new Error(String(thrown));
 }
 
-/** Starts a worker on the turn queue. */
+/**
+ * Starts a worker on the turn queue.
+ *
+ * How soon a dead worker's turns move on, and what that costs in Redis commands at the defaults.
+ * Liveness is two short leases (2.5 s each) that a live worker renews, each with one command per
+ * worker whatever the number of turns it runs, plus BullMQ's stalled-job check:
+ * - session locks ({@link TurnWorkerOptions.lockTtlMs}): one heartbeat every 0.5 s extends all
+ *   the worker's session locks, 2 commands a second per worker while it runs any turn;
+ * - BullMQ job locks ({@link TurnWorkerOptions.jobLockDurationMs}): renewed all together every
+ *   0.31 s (BullMQ's `lockRenewTime` is set to a quarter of the lock, and it renews every half of
+ *   that), 3.2 commands a second per worker while it runs any job;
+ * - the stalled-job check ({@link TurnWorkerOptions.stalledIntervalMs}): every 0.5 s on each
+ *   worker, 2 commands a second per worker, idle or not (one worker does the work per interval).
+ *
+ * So about 7 commands a second per busy worker and 2 per idle one, and none per running turn: a
+ * turn is one more key in each batch.
+ *
+ * After a SIGKILL the worker's session locks expire within 2 to 2.5 s, and its jobs are put back
+ * by the first stalled check after their job lock ran out (about 2.2 to 3 s after the kill);
+ * another worker then resumes each turn from its last saved step. A live worker whose event loop
+ * stalls (or that cannot reach Redis) for more than about 1.9 s loses its turns the same way: each
+ * turn's signal aborts, its attempt fails with `session.lock_lost` and the turn resumes elsewhere.
+ */
 export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'worker');
@@ -209,14 +242,15 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
       throw new SwitchboardError('internal', 'BullMQ gave the turn processor no job token');
     }
     for (;;) {
-      const lease = await locks.tryAcquire(sessionId);
+      const { lease, heldForMs } = await locks.claim(sessionId);
       if (lease === undefined) {
         // With hasWork, the holder re-checks the session after releasing it, so a first attempt's
         // work cannot be stranded: it completes at once instead of waiting for the lock. A job
-        // that stalled or failed before may itself be the holder that died: it waits for the lock.
+        // that stalled or failed before may itself be the holder that died: it waits for the lock,
+        // and tries again no later than just after that lock runs out.
         const firstAttempt = job.stalledCounter === 0 && job.attemptsMade === 0;
         if (options.hasWork !== undefined && firstAttempt) return;
-        await job.moveToDelayed(Date.now() + busyDelay(job), token);
+        await job.moveToDelayed(Date.now() + Math.min(busyDelay(job), heldForMs + EXPIRY_MARGIN_MS), token);
         throw new DelayedError();
       }
       await runLeased(sessionId, lease, cancel);
@@ -242,11 +276,15 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     }
   };
 
+  const jobLockMs = options.jobLockDurationMs ?? DEFAULT_JOB_LOCK_MS;
   const worker = new Worker<TurnJobData>(TURN_QUEUE_NAME, processJob, {
     connection: redis.client,
     prefix,
     concurrency: options.concurrency ?? 16,
-    lockDuration: options.jobLockDurationMs ?? DEFAULT_JOB_LOCK_MS,
+    lockDuration: jobLockMs,
+    // BullMQ renews every half of lockRenewTime; a quarter of the lock keeps a fresh job's first
+    // renewal within 1/4 of it, so the lock outlives any stall of the event loop under 3/4.
+    lockRenewTime: jobLockMs / 4,
     stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
     maxStalledCount: options.maxStalledCount ?? 1,
   });

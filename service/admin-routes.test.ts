@@ -194,6 +194,9 @@ describe('failed deliveries', () => {
   it('describe an unknown outcome and a stalled worker in words', () => {
     const base = failedDeliveries[1] as FailedDelivery;
     expect(describeDeliveryFailure({ ...base, reason: 'unconfirmed' })).toContain('Check with the provider before sending it again');
+    const unconfirmed = { ...base, reason: 'unconfirmed' as const, message: 'Slack keeps no record of an ephemeral message' };
+    expect(describeDeliveryFailure({ ...unconfirmed, trace: { sessionId: 's-1' } })).toContain('(Slack keeps no record of an ephemeral message). The person is told on their next turn.');
+    expect(describeDeliveryFailure(unconfirmed)).not.toContain('next turn');
     expect(describeDeliveryFailure({ ...base, reason: 'stalled', message: 'job stalled more than allowable limit' })).toContain(
       'stopped responding too often (job stalled more than allowable limit)',
     );

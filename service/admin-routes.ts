@@ -16,6 +16,7 @@ import { authorize } from '../src/runtime/http/operator-access.ts';
 import { sendJson, type Route } from '../src/runtime/http/router.ts';
 import { sendHtmlPage, serverPagePolicy } from '../src/runtime/http/security-headers.ts';
 import { renderBudgets, type BudgetsSnapshot } from './budgets-page.ts';
+import { timelineLink } from './inspector/links.ts';
 
 /** What the operator page shows besides approvals: queue depths and sessions with a turn in progress. */
 export interface OperationsSnapshot {
@@ -80,7 +81,7 @@ function renderApproval(record: ApprovalRecord, audit: readonly ApprovalAuditEnt
   const trail = audit.map((entry) => `<li class="audit-${escapeHtml(entry.action)}">${escapeHtml(describeAudit(entry))}</li>`).join('');
   return [
     `<tr class="status-${escapeHtml(record.status)}" id="approval-${escapeHtml(record.approvalId)}">`,
-    cell(record.approvalId),
+    `<td>${escapeHtml(record.approvalId)} ${timelineLink(record.sessionId)}</td>`,
     cell(record.shortCode),
     `<td><code>${escapeHtml(record.toolName)}</code></td>`,
     cell(summarizeArgs(record.args)),
@@ -117,7 +118,7 @@ function renderOperations(snapshot: OperationsSnapshot | undefined): string {
     snapshot.sessions.length === 0
       ? '<tr><td colspan="6">None.</td></tr>'
       : snapshot.sessions
-          .map((session) => `<tr>${[session.sessionId, session.turnId, session.actor, session.status, session.startedAt, session.waitingFor ?? ''].map(cell).join('')}</tr>`)
+          .map((session) => `<tr><td>${escapeHtml(session.sessionId)} ${timelineLink(session.sessionId)}</td>${[session.turnId, session.actor, session.status, session.startedAt, session.waitingFor ?? ''].map(cell).join('')}</tr>`)
           .join('\n');
   return `<h1>Queues</h1>
 <table><thead><tr><th>Queue</th>${states.map((state) => `<th>${escapeHtml(state)}</th>`).join('')}</tr></thead><tbody>${queueRows}</tbody></table>
@@ -136,7 +137,7 @@ export function describeDeliveryFailure(failure: FailedDelivery): string {
     case 'exhausted':
       return `Gave up after ${String(failure.attempts)} failed attempts; the last one: ${detail}`;
     case 'unconfirmed':
-      return 'Not sent again: an earlier attempt may have reached the provider, but its outcome was never recorded. Check with the provider before sending it again.';
+      return `Not sent again: an earlier attempt may have reached the provider, but its outcome was never recorded and the provider could not confirm it (${failure.message}). ${failure.trace === undefined ? '' : 'The person is told on their next turn. '}Check with the provider before sending it again.`;
     case 'stalled':
       return `The worker sending it stopped responding too often (${failure.message}); it may or may not have been sent.`;
   }
@@ -152,7 +153,7 @@ function renderFailures(failures: readonly FailedDelivery[] | undefined): string
       cell(failure.failedAt),
       cell(failure.channel),
       cell(failure.destination.address),
-      cell(failure.trace === undefined ? '' : [failure.trace.sessionId, failure.trace.turnId ?? ''].filter((id) => id !== '').join(' / ')),
+      failure.trace === undefined ? '<td></td>' : `<td>${escapeHtml([failure.trace.sessionId, failure.trace.turnId ?? ''].filter((id) => id !== '').join(' / '))} ${timelineLink(failure.trace.sessionId)}</td>`,
       cell(String(failure.attempts)),
       cell(describeDeliveryFailure(failure)),
       `<td><code>${escapeHtml(failure.code)}</code></td>`,
@@ -189,7 +190,8 @@ async function renderPage(options: AdminRoutesOptions): Promise<string> {
   ]);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>switchboard: operations</title><style>${STYLE}</style></head>
-<body>${renderOperations(operationsNow)}
+<body><p><a href="/admin/conversations">Conversations</a></p>
+${renderOperations(operationsNow)}
 ${renderFailures(failuresNow)}
 ${renderBudgets(budgetsNow)}
 ${extra}

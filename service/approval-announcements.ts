@@ -31,9 +31,13 @@ export function approvalDestinations(record: ApprovalRecord, adaptors: ReadonlyM
   return [record.replyTo, ...approverDestinations(record, adaptors)];
 }
 
-/** Sends the request to every approver outside the turn's own conversation, once per destination. */
-export async function announceApproval(channels: WiredChannels, record: ApprovalRecord, emitted: EmittedPart): Promise<void> {
-  for (const destination of approverDestinations(record, channels.adaptors)) {
+/**
+ * Sends the request to every approver outside the turn's own conversation, once per destination;
+ * resolves to those destinations.
+ */
+export async function announceApproval(channels: WiredChannels, record: ApprovalRecord, emitted: EmittedPart): Promise<Destination[]> {
+  const destinations = approverDestinations(record, channels.adaptors);
+  for (const destination of destinations) {
     await channels.send(
       destination,
       { type: 'approval-request', record, partId: emitted.partId, part: emitted.part, mayDecide: true },
@@ -41,4 +45,5 @@ export async function announceApproval(channels: WiredChannels, record: Approval
       { sessionId: record.sessionId, turnId: record.turnId },
     );
   }
+  return destinations;
 }

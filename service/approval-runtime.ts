@@ -8,6 +8,8 @@ import { createApprovalExpiry } from '../queues/approval-expiry-queue.ts';
 import type { RedisConnectionInput } from '../queues/redis-connections.ts';
 import type { TurnQueue } from '../queues/turn-queue.ts';
 import type { ApprovalRecord, ApprovalStore, DecisionAttempt, DecisionOutcome } from '../src/runtime/approvals/approval-types.ts';
+import { approvalDecidedEntry, approvalExpiredEntry } from '../src/runtime/inspect/approval-entries.ts';
+import type { EventLog } from '../src/runtime/session/event-log.ts';
 import { approvalDestinations } from './approval-announcements.ts';
 import type { WiredChannels } from './channel-wiring.ts';
 
@@ -18,6 +20,11 @@ export interface ApprovalRuntimeOptions {
   readonly connection: RedisConnectionInput;
   readonly prefix: string;
   readonly logger: Logger;
+  /**
+   * Where each decision and expiry is recorded, as an `approval` entry of the session whose turn
+   * asked (`src/runtime/inspect/approval-entries.ts`). Default: not recorded.
+   */
+  readonly log?: Pick<EventLog, 'append'>;
 }
 
 /** Decisions and expiries, wired to the channels once they exist. */
@@ -67,7 +74,9 @@ export function createApprovalRuntime(options: ApprovalRuntimeOptions): Approval
   /** Ends a pending approval as expired, and everything that follows a decision. */
   const expireNow = async (approvalId: string): Promise<void> => {
     const outcome = await store.expire(approvalId);
-    if (outcome.ok) await afterDecision(outcome.record);
+    if (!outcome.ok) return;
+    await options.log?.append(outcome.record.sessionId, approvalExpiredEntry(outcome.record));
+    await afterDecision(outcome.record);
   };
 
   const expiry = createApprovalExpiry({
@@ -82,7 +91,9 @@ export function createApprovalRuntime(options: ApprovalRuntimeOptions): Approval
       const outcome = await store.decide(attempt);
       const line = decisionLogLine(attempt, outcome);
       logger[line.level](line.fields, line.message);
-      if (outcome.ok) await afterDecision(outcome.record);
+      if (!outcome.ok) return outcome;
+      await options.log?.append(outcome.record.sessionId, approvalDecidedEntry(outcome.record, attempt.argsHash !== undefined));
+      await afterDecision(outcome.record);
       return outcome;
     },
     scheduleExpiry: (approvalId, at) => expiry.schedule(approvalId, at),

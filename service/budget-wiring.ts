@@ -4,7 +4,7 @@
  */
 import type { BudgetsConfig } from '../src/runtime/app/app-types.ts';
 import { periodWindow } from '../src/runtime/budgets/budget-periods.ts';
-import { createBudgetStore, DEPLOYMENT_ID, type BudgetStore } from '../src/runtime/budgets/budget-store.ts';
+import { createBudgetStore, DEPLOYMENT_ID, type BudgetStore, type BudgetUsage } from '../src/runtime/budgets/budget-store.ts';
 import { createTurnBudgets, type TurnBudgets } from '../src/runtime/budgets/turn-budgets.ts';
 import type { BudgetsSnapshot, PeriodSpending } from './budgets-page.ts';
 import type { ServiceCore } from './service-core.ts';
@@ -35,7 +35,7 @@ export function turnBudgets(core: Pick<ServiceCore, 'app' | 'redis' | 'prefix' |
   });
 }
 
-function spending(period: 'day' | 'month', at: number, used: { tokens: number; calls: number }, budgets: BudgetsConfig): PeriodSpending {
+function spending(period: 'day' | 'month', at: number, used: BudgetUsage, budgets: BudgetsConfig): PeriodSpending {
   const window = periodWindow(period, at);
   const limits = budgets.deployment;
   const tokenLimit = period === 'day' ? limits.tokensPerDay : limits.tokensPerMonth;
@@ -43,7 +43,9 @@ function spending(period: 'day' | 'month', at: number, used: { tokens: number; c
   return {
     period: window.id,
     resetsAt: new Date(window.endsAt).toISOString(),
-    ...used,
+    tokens: used.tokens,
+    calls: used.calls,
+    ...(used.costMicros === undefined ? {} : { costUsd: used.costMicros / 1_000_000 }),
     ...(tokenLimit === undefined ? {} : { tokenLimit }),
     ...(callLimit === undefined ? {} : { callLimit }),
   };

@@ -8,10 +8,10 @@ const TOKEN = 'admin-token-0123456789abcdef0123456789';
 
 const SNAPSHOT: BudgetsSnapshot = {
   deployment: {
-    day: { period: '2031-05-20', resetsAt: '2031-05-21T00:00:00.000Z', tokens: 1_234_567, calls: 90, tokenLimit: 2_000_000 },
+    day: { period: '2031-05-20', resetsAt: '2031-05-21T00:00:00.000Z', tokens: 1_234_567, calls: 90, tokenLimit: 2_000_000, costUsd: 1.5 },
     month: { period: '2031-05', resetsAt: '2031-06-01T00:00:00.000Z', tokens: 5_000_000, calls: 400, callLimit: 400 },
   },
-  topSenders: [{ id: 'web:b_<script>', tokens: 4000, calls: 10 }],
+  topSenders: [{ id: 'web:b_<script>', tokens: 4000, calls: 10, costMicros: 12_345 }],
   topConversations: [],
 };
 
@@ -34,11 +34,12 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 describe('the budgets section of /admin', () => {
   it("shows the deployment's spending against its limits and today's top spenders, escaped", () => {
     const html = renderBudgets(SNAPSHOT);
-    expect(html).toContain('<td>Today (2031-05-20)</td><td>1,234,567 of 2,000,000 (61.7%)</td><td>90 (no limit)</td>');
-    expect(html).toContain('<td>5,000,000 (no limit)</td><td>400 of 400 (100.0%)</td>');
+    expect(html).toContain('<td>Today (2031-05-20)</td><td>1,234,567 of 2,000,000 (61.7%)</td><td>90 (no limit)</td><td>$1.5000</td>');
+    expect(html).toContain('<td>5,000,000 (no limit)</td><td>400 of 400 (100.0%)</td><td>–</td>');
+    expect(html).toContain('<td>4,000</td><td>10</td><td>$0.0123</td>');
     expect(html).toContain('web:b_&#60;script&#62;');
     expect(html).not.toContain('<script>');
-    expect(html).toContain('<h2>Top conversations today</h2>\n<table><thead><tr><th>Id</th><th>Tokens</th><th>Model calls</th></tr></thead><tbody><tr><td colspan="3">None.</td></tr>');
+    expect(html).toContain('<h2>Top conversations today</h2>\n<table><thead><tr><th>Id</th><th>Tokens</th><th>Model calls</th><th>Cost (est.)</th></tr></thead><tbody><tr><td colspan="4">None.</td></tr>');
     expect(renderBudgets(undefined)).toBe('');
   });
 

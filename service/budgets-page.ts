@@ -14,6 +14,8 @@ export interface PeriodSpending {
   readonly calls: number;
   readonly tokenLimit?: number;
   readonly callLimit?: number;
+  /** Estimated cost of the period's model calls, in USD (days only; see `model-prices.ts`). */
+  readonly costUsd?: number;
 }
 
 /** A sender or conversation of today's biggest spenders. */
@@ -22,6 +24,8 @@ export interface SpenderRow {
   readonly id: string;
   readonly tokens: number;
   readonly calls: number;
+  /** Estimated cost of today's model calls, in whole micro-dollars, when any was counted. */
+  readonly costMicros?: number;
 }
 
 /** What the budgets section shows; also the answer of `GET /admin/api/budgets`. */
@@ -43,16 +47,21 @@ function againstLimit(used: number, limit: number | undefined): string {
   return `${count} of ${limit.toLocaleString('en-US')} (${share.toFixed(1)}%)`;
 }
 
+/** `$0.0123` (an estimate), or `–` when nothing was counted. */
+function dollars(usd: number | undefined): string {
+  return usd === undefined ? '–' : `$${usd.toFixed(4)}`;
+}
+
 function periodRow(name: string, spending: PeriodSpending): string {
-  return `<tr>${[`${name} (${spending.period})`, againstLimit(spending.tokens, spending.tokenLimit), againstLimit(spending.calls, spending.callLimit), spending.resetsAt].map(cell).join('')}</tr>`;
+  return `<tr>${[`${name} (${spending.period})`, againstLimit(spending.tokens, spending.tokenLimit), againstLimit(spending.calls, spending.callLimit), dollars(spending.costUsd), spending.resetsAt].map(cell).join('')}</tr>`;
 }
 
 function spenderTable(title: string, rows: readonly SpenderRow[]): string {
   const body = rows.length === 0
-    ? '<tr><td colspan="3">None.</td></tr>'
-    : rows.map((row) => `<tr>${[row.id, row.tokens.toLocaleString('en-US'), row.calls.toLocaleString('en-US')].map(cell).join('')}</tr>`).join('\n');
+    ? '<tr><td colspan="4">None.</td></tr>'
+    : rows.map((row) => `<tr>${[row.id, row.tokens.toLocaleString('en-US'), row.calls.toLocaleString('en-US'), dollars(row.costMicros === undefined ? undefined : row.costMicros / 1_000_000)].map(cell).join('')}</tr>`).join('\n');
   return `<h2>${escapeHtml(title)}</h2>
-<table><thead><tr><th>Id</th><th>Tokens</th><th>Model calls</th></tr></thead><tbody>${body}</tbody></table>`;
+<table><thead><tr><th>Id</th><th>Tokens</th><th>Model calls</th><th>Cost (est.)</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
 /** The section's HTML; `''` without a snapshot. */
@@ -60,7 +69,7 @@ export function renderBudgets(snapshot: BudgetsSnapshot | undefined): string {
   if (snapshot === undefined) return '';
   const { day, month } = snapshot.deployment;
   return `<h1 id="budgets">Budgets</h1>
-<table><thead><tr><th>Deployment</th><th>Tokens</th><th>Model calls</th><th>Resets at</th></tr></thead><tbody>
+<table><thead><tr><th>Deployment</th><th>Tokens</th><th>Model calls</th><th>Cost (est.)</th><th>Resets at</th></tr></thead><tbody>
 ${periodRow('Today', day)}
 ${periodRow('This month', month)}
 </tbody></table>

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ChannelAdaptor, ChannelContext, ChannelModule } from '../channels/channel.ts';
 import { loadEnv } from '../src/config/env.ts';
-import { wireChannels } from './channel-wiring.ts';
+import { wireChannels, withSendLimits } from './channel-wiring.ts';
 
 function module(id: string, create: () => Promise<ChannelAdaptor>): ChannelModule {
   return { id, envVariables: [`${id.toUpperCase()}_TOKEN`], enabled: () => true, create, doctor: () => Promise.resolve([]) };
@@ -34,5 +34,15 @@ describe('wiring channels', () => {
     });
     await expect(wiring).rejects.toThrow('The broken channel could not start: bad token (check BROKEN_TOKEN).');
     expect(closed).toEqual(['first']);
+  });
+});
+
+describe('send limits from switchboard.yaml', () => {
+  it('replace a sender\'s own limits where set, and keep the rest', async () => {
+    const sender = { send: () => Promise.resolve({ providerMessageId: 'x' }), rateLimit: { max: 50, durationMs: 1000 }, destinationRateLimit: { max: 3, durationMs: 3000 } };
+    expect(withSendLimits(sender, undefined)).toBe(sender);
+    const limited = withSendLimits(sender, { perConversation: { max: 5, perSeconds: 2.5 }, concurrency: 16 });
+    expect(limited).toMatchObject({ rateLimit: { max: 50, durationMs: 1000 }, destinationRateLimit: { max: 5, durationMs: 2500 }, concurrency: 16 });
+    expect(await limited.send({ channel: 'slack', destination: { channel: 'slack', address: 'C1' }, idempotencyKey: 'k', payload: {} })).toEqual({ providerMessageId: 'x' });
   });
 });

@@ -6,7 +6,8 @@
  */
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import type { ChannelAdaptor, ChannelContext, ChannelListener, ChannelModule, RunningListener } from '../channels/channel.ts';
-import type { ChannelSender, OutboundDelivery } from '../queues/outbound-types.ts';
+import type { ChannelRateLimit, ChannelSender, OutboundDelivery } from '../queues/outbound-types.ts';
+import type { ChannelRoute, SendLimits, SendRate } from '../src/runtime/app/app-types.ts';
 import type { ChannelDelivery, Delivery } from '../src/runtime/delivery/turn-delivery.ts';
 import type { RenderInput } from '../src/runtime/delivery/render-input.ts';
 import type { Route } from '../src/runtime/http/router.ts';
@@ -14,7 +15,8 @@ import type { Destination } from '../src/runtime/injection.ts';
 
 /** The outbound queues as the wiring needs them (see `queues/outbound-queue.ts`). */
 export interface OutboundPort {
-  enqueue(delivery: OutboundDelivery): Promise<unknown>;
+  /** Sends at once when it can, else enqueues (see `Outbound.deliver`). */
+  deliver(delivery: OutboundDelivery): Promise<unknown>;
   startWorkers(): void;
   close(): Promise<void>;
 }
@@ -29,6 +31,11 @@ export interface ChannelWiringOptions {
   /** Creates the outbound queues for the channels that send through one. */
   readonly createOutbound: (senders: Readonly<Record<string, ChannelSender>>) => OutboundPort;
   readonly runSingleton: SingletonRunner;
+  /**
+   * How long a turn runs before its live signals (e.g. a Slack thread status) are sent on a
+   * provider's streaming channel, in milliseconds. Default 1000.
+   */
+  readonly signalDelayMs?: number;
 }
 
 /** The wired channels of one process. */
@@ -50,6 +57,24 @@ export interface WiredChannels {
   close(): Promise<void>;
 }
 
+/** The app's route of `channel`, when the app has one. */
+function routeOf(context: ChannelContext, channel: string): ChannelRoute | undefined {
+  const routes: Readonly<Record<string, ChannelRoute>> = context.app.channels;
+  return Object.hasOwn(routes, channel) ? routes[channel] : undefined;
+}
+
+/** `sender` with the limits `switchboard.yaml` sets for its channel in place of its own. */
+export function withSendLimits(sender: ChannelSender, limits: SendLimits | undefined): ChannelSender {
+  if (limits === undefined) return sender;
+  const rate = (value: SendRate): ChannelRateLimit => ({ max: value.max, durationMs: Math.round(value.perSeconds * 1000) });
+  return {
+    ...sender,
+    ...(limits.perConversation === undefined ? {} : { destinationRateLimit: rate(limits.perConversation) }),
+    ...(limits.perChannel === undefined ? {} : { rateLimit: rate(limits.perChannel) }),
+    ...(limits.concurrency === undefined ? {} : { concurrency: limits.concurrency }),
+  };
+}
+
 /** Creates the enabled channels and wires them. */
 export async function wireChannels(options: ChannelWiringOptions): Promise<WiredChannels> {
   const { context } = options;
@@ -64,7 +89,7 @@ export async function wireChannels(options: ChannelWiringOptions): Promise<Wired
       throw new SwitchboardError('channel.unavailable', `The ${module.id} channel could not start: ${error instanceof Error ? error.message : String(error)} (check ${module.envVariables.join(', ')}).`, { cause: error, details: { channel: module.id } });
     }
   }
-  const queued = Object.fromEntries([...adaptors.values()].filter((adaptor) => adaptor.outbound === 'queue').map((adaptor) => [adaptor.id, adaptor.sender]));
+  const queued = Object.fromEntries([...adaptors.values()].filter((adaptor) => adaptor.outbound === 'queue').map((adaptor) => [adaptor.id, withSendLimits(adaptor.sender, routeOf(context, adaptor.id)?.sendLimits)]));
   const outbound = Object.keys(queued).length === 0 ? undefined : options.createOutbound(queued);
   const running: RunningListener[] = [];
 
@@ -81,7 +106,7 @@ export async function wireChannels(options: ChannelWiringOptions): Promise<Wired
         ...(trace === undefined ? {} : { trace }),
       };
       if (adaptor.outbound === 'direct' || outbound === undefined) await adaptor.sender.send(delivery);
-      else await outbound.enqueue(delivery);
+      else await outbound.deliver(delivery);
     }
     return true;
   };
@@ -91,6 +116,8 @@ export async function wireChannels(options: ChannelWiringOptions): Promise<Wired
       adaptor.id,
       {
         deliveryClass: adaptor.transport,
+        // A provider's live view (a thread status) shows signals only for turns that take a while.
+        ...(adaptor.transport === 'streaming' && adaptor.outbound === 'queue' ? { signalDelayMs: options.signalDelayMs ?? 1000 } : {}),
         ...(adaptor.peerOf === undefined ? {} : { peer: adaptor.peerOf.bind(adaptor) }),
         deliver: async (delivery) => {
           await send(delivery.destination, delivery.payload, delivery.idempotencyKey, delivery.trace);

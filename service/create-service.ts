@@ -33,6 +33,7 @@ import { watchRedisConnection, type RedisWatchLogger } from '../src/runtime/redi
 import { deploymentPrefix, redisAddress } from '../src/runtime/redis/redis-target.ts';
 import { deliveryLogEntry } from '../queues/delivery-log-entry.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
+import { createInspectWiring, processRedactor } from './inspect-wiring.ts';
 import { createClosers, type Closers } from './closers.ts';
 import { registerPeerTools } from '../channels/a2a/ask-peer.ts';
 import { wireChannels, type WiredChannels } from './channel-wiring.ts';
@@ -148,12 +149,17 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   // Schedules and the service itself enqueue here; what channels take in goes through channelIntake.
   const intake = createInboundIntake(intakeOptions);
   const approvals = createApprovalStore({ redis, prefix });
+  // Secrets never reach the log or the captures (service/inspect-wiring.ts).
+  const redactor = processRedactor(env, app);
   const eventLog = createEventLog({
     redis,
     prefix,
+    redact: redactor.json,
     ...(options.eventLogArchive === undefined ? {} : { archive: options.eventLogArchive }),
     onArchiveError: (error) => { logger.warn({ err: error }, 'event log archive failed'); },
   });
+  // The session store keeps the conversation index at its default layout, the one this reads.
+  const inspect = createInspectWiring({ app, redis, prefix, embeddedRedis: env.redis.mode === 'embedded', redactor, log: eventLog, logger });
   const senders = wireSenders({
     app, env, redis, prefix, metrics, eventLog, logger,
     accept: (injection) => acceptIntoMailbox(intakeOptions, injection),
@@ -164,10 +170,11 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   const channelIntake = createInboundIntake({ ...intakeOptions, senders: senders.gate });
   const artifacts = createRedisArtifactStore({ redis, prefix });
   const artifactSecret = await keptSecret({ redis, prefix, purpose: ARTIFACT_SECRET_PURPOSE });
-  const approvalRuntime = createApprovalRuntime({ store: approvals, turnQueue, connection, prefix, logger });
+  const approvalRuntime = createApprovalRuntime({ store: approvals, turnQueue, connection, prefix, logger, log: eventLog });
   closers.add(CLOSE_ORDER.approvals, () => approvalRuntime.close());
   const channels = await wireChannels({
     modules,
+    ...(options.signalDelayMs === undefined ? {} : { signalDelayMs: options.signalDelayMs }),
     context: {
       env,
       redis,
@@ -188,6 +195,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
       approvals,
       artifacts,
       artifactUrl: (artifactId) => signArtifactUrl({ publicUrl: env.publicUrl, artifactId, secret: artifactSecret, now: new Date() }),
+      reportDeliveryStatus: (report) => inspect.reportDeliveryStatus(report),
     },
     createOutbound: (senders) => createOutbound({
       connection,
@@ -196,6 +204,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
       onError: (error) => { logger.error({ err: error }, 'outbound'); },
       onAttempt: async (event) => {
         if (event.delivery.trace !== undefined) await eventLog.append(event.delivery.trace.sessionId, deliveryLogEntry(event));
+        await inspect.noteAttempt(event);
       },
     }),
     runSingleton: createSingletonRunner({ redis, prefix, logger }),
@@ -222,6 +231,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
     channels,
     scheduler,
     senders,
+    inspect,
   };
   closers.add(CLOSE_ORDER.queueStats, () => core.queueStats.close());
   const web = role === 'worker' ? undefined : await startWebRole(core);

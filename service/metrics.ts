@@ -1,4 +1,4 @@
-import type { ModelClient } from '../src/runtime/model/model-types.ts';
+import type { ModelClient, ModelUsage } from '../src/runtime/model/model-types.ts';
 
 type Labels = Readonly<Record<string, string>>;
 
@@ -8,8 +8,12 @@ export interface Metrics {
   count(name: string, labels?: Labels, by?: number): void;
   /** Records one duration, in seconds, into a summary (`_sum` and `_count`). */
   observe(name: string, seconds: number, labels?: Labels): void;
-  /** Wraps a model client so that every call is counted and timed, with its token usage. */
-  wrapModel(model: ModelClient): ModelClient;
+  /**
+   * Wraps a model client so that every call is counted and timed, with its token usage by model
+   * (input, output, cache reads and writes) and, given `costUsd` (USD of a call; `undefined` for
+   * a model without a price), its estimated cost (`switchboard_model_cost_usd_total{model}`).
+   */
+  wrapModel(model: ModelClient, costUsd?: (model: string, usage: ModelUsage) => number | undefined): ModelClient;
   /** The Prometheus exposition text. */
   render(): string;
 }
@@ -48,7 +52,7 @@ export function createMetrics(): Metrics {
       const current = series.get(key) ?? { sum: 0, count: 0 };
       series.set(key, { sum: current.sum + seconds, count: current.count + 1 });
     },
-    wrapModel(model) {
+    wrapModel(model, costUsd) {
       return {
         async create(request, options) {
           const started = performance.now();
@@ -58,6 +62,9 @@ export function createMetrics(): Metrics {
             metrics.count('switchboard_model_input_tokens_total', { model: request.model }, response.usage.inputTokens);
             metrics.count('switchboard_model_output_tokens_total', { model: request.model }, response.usage.outputTokens);
             metrics.count('switchboard_model_cache_read_tokens_total', { model: request.model }, response.usage.cacheReadInputTokens);
+            metrics.count('switchboard_model_cache_write_tokens_total', { model: request.model }, response.usage.cacheCreationInputTokens);
+            const cost = costUsd?.(response.model, response.usage);
+            if (cost !== undefined) metrics.count('switchboard_model_cost_usd_total', { model: request.model }, cost);
             return response;
           } catch (error) {
             metrics.count('switchboard_model_calls_total', { model: request.model, outcome: 'error' });

@@ -20,6 +20,7 @@ import type { ModelClient } from '../src/runtime/model/model-types.ts';
 import type { BatchEventLog } from '../src/runtime/session/event-log.ts';
 import type { SessionStore } from '../src/runtime/session/session-store.ts';
 import type { ApprovalRuntime } from './approval-runtime.ts';
+import type { InspectWiring } from './inspect-wiring.ts';
 import type { WiredChannels } from './channel-wiring.ts';
 import type { Metrics } from './metrics.ts';
 import type { SenderWiring } from './sender-wiring.ts';
@@ -57,4 +58,9 @@ export interface ServiceCore {
   readonly scheduler: Scheduler;
   /** Who may write on each channel: the policies, the store of approved senders and pairing codes. */
   readonly senders: SenderWiring;
+  /**
+   * What the inspector keeps (`service/inspect-wiring.ts`): the conversation index, captured model
+   * calls, the redactor, the turn runner's recording.
+   */
+  readonly inspect: InspectWiring;
 }

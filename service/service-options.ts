@@ -39,9 +39,17 @@ export interface ServiceOptions {
   readonly http?: HttpServerLimits;
   /** Turns run at once by this process. Default 64. */
   readonly turnConcurrency?: number;
-  /** How long a session lock lives without a heartbeat, in ms. Default 5000. */
+  /**
+   * How long a session lock lives without a heartbeat, in ms: a dead worker's sessions are free
+   * this long after it died at most. Renewed every fifth of it, all of a worker's locks in one
+   * command (2 a second per busy worker at the default). Default 2500; see `createTurnWorker`.
+   */
   readonly sessionLockTtlMs?: number;
-  /** How long a worker's hold on a job lives without renewal, in ms (crash detection). Default 4000. */
+  /**
+   * How long a worker's hold on a turn job lives without renewal, in ms (crash detection): renewed
+   * every eighth of it, all of a worker's jobs in one command; the stalled-job check runs every
+   * 0.5 s whatever this is. Default 2500; see `createTurnWorker`.
+   */
   readonly jobLockDurationMs?: number;
   /** Overrides every tool's approval expiry, in ms (tests, demos). Default: per tool from switchboard.yaml. */
   readonly approvalTtlMs?: number;
@@ -56,6 +64,12 @@ export interface ServiceOptions {
   readonly tenantId?: string;
   /** The channels this process knows. Default every channel in `channels/registry.ts`. */
   readonly channels?: readonly ChannelModule[];
+  /**
+   * How long a turn runs before its live signals (`ack`, `thinking`, `progress`) show on a
+   * provider's streaming channel (the Slack thread status), in milliseconds: a quicker turn sends
+   * only its answer. Default 1000.
+   */
+  readonly signalDelayMs?: number;
   /**
    * Receives every event-log entry written (Redis keeps only the recent log of each session):
    * where users who need the whole history keep it. Its failures are logged, never fail a turn.

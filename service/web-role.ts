@@ -12,6 +12,7 @@ import { createDeliveryFailures } from '../queues/delivery-failures.ts';
 import { createInviteRoute } from '../channels/web/identity/invite-route.ts';
 import { createAdminRoutes } from './admin-routes.ts';
 import { budgetsSnapshot } from './budget-wiring.ts';
+import { inspectorRoutes } from './inspector/inspector-wiring.ts';
 import { createOpsRoutes } from './ops-routes.ts';
 import { createSenderAdminRoutes, renderSendersSection } from './sender-admin-routes.ts';
 import type { ServiceCore } from './service-core.ts';
@@ -54,6 +55,7 @@ export async function startWebRole(core: ServiceCore): Promise<{ url: string; cl
     ...core.channels.routes,
     ...createArtifactRoutes({ store: core.artifacts, secret: core.artifactSecret }),
     ...adminRoutes(core),
+    ...inspectorRoutes(core),
     ...createOpsRoutes({ redis: core.redis, metrics: core.metrics, env, app: core.app, actors: [...core.actors.values()].map((actor) => actor.config), adminToken: env.adminToken, trustProxy: env.trustProxy }),
   ];
   const router = createRouter(routes, (error, context) => { logger.warn({ err: error, path: context.url.pathname }, 'request failed'); });

@@ -28,6 +28,7 @@ import { createInboundApprovals } from './inbound-approvals.ts';
 import { acceptIntoMailbox } from '../channels/kit/inbound-intake.ts';
 import type { ServiceCore } from './service-core.ts';
 import { redisOptions } from '../queues/redis-connections.ts';
+import { createDeliveryFailures } from '../queues/delivery-failures.ts';
 
 function isChannelName(channel: string): channel is RoutableChannel {
   return (ROUTABLE_CHANNELS as readonly string[]).includes(channel);
@@ -54,7 +55,7 @@ function approvalGate(core: ServiceCore): ApprovalGate {
     describe: (tool) => approvalWords({ app, tools: core.registry }, tool),
     announce: async (approvalId, emitted) => {
       const record = await approvals.get(approvalId);
-      if (record !== undefined) await announceApproval(channels, record, emitted);
+      return record === undefined ? [] : announceApproval(channels, record, emitted);
     },
   };
 }
@@ -62,8 +63,10 @@ function approvalGate(core: ServiceCore): ApprovalGate {
 function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGate): TurnRunnerDeps {
   const { app, options, partTypes, turnStates, turnQueue, channels } = core;
   const budgets = turnBudgets(core);
+  // Deliveries given up with an unknown outcome, for the person's next turn (queues/unconfirmed-send.ts).
+  const undelivered = createDeliveryFailures({ redis: core.redis, prefix: core.prefix });
   return {
-    model: core.metrics.wrapModel(logModelFailures(core.model, { endpoint: core.env.anthropic.baseUrl, warn: (fields, message) => { core.logger.warn(fields, message); } })),
+    model: core.metrics.wrapModel(logModelFailures(core.model, { endpoint: core.env.anthropic.baseUrl, redact: core.inspect.redactor.text, warn: (fields, message) => { core.logger.warn(fields, message); } }), core.inspect.turns.costUsd),
     actors: core.actors,
     entryActor: app.entryActor,
     scheduleWake: (sessionId, key, at) => turnQueue.schedule(sessionId, key, { delayMs: at.getTime() - Date.now() }),
@@ -76,9 +79,11 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
     respondTool: buildRespondTool(partTypes, turnStates),
     store: core.sessions,
     log,
-    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, settle: createSettlement({ partTypes, turnStates, surfaces: createAppSurfaceRegistry({ app, tools: core.registry }), log, translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: core.app.config.models?.llmContext ?? DEFAULT_TRANSLATOR_MODEL })) }) }),
+    output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, onError: (error) => { core.logger.warn({ err: error }, 'live signal not sent'); }, settle: createSettlement({ partTypes, turnStates, surfaces: createAppSurfaceRegistry({ app, tools: core.registry }), log, translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: core.app.config.models?.llmContext ?? DEFAULT_TRANSLATOR_MODEL })) }) }),
     router: createToolRouter(),
+    takeUndelivered: (sessionId) => undelivered.takeForSession(sessionId),
     approvals,
+    inspect: core.inspect.turns,
     ...(budgets === undefined ? {} : { budgets }),
   };
 }
@@ -99,7 +104,7 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     prefix,
     concurrency: options.turnConcurrency ?? 64,
     ...(options.sessionLockTtlMs === undefined ? {} : { lockTtlMs: options.sessionLockTtlMs }),
-    ...(options.jobLockDurationMs === undefined ? {} : { jobLockDurationMs: options.jobLockDurationMs, stalledIntervalMs: options.jobLockDurationMs }),
+    ...(options.jobLockDurationMs === undefined ? {} : { jobLockDurationMs: options.jobLockDurationMs }),
     process: async (sessionId, lease) => {
       await runSessionTurns(deps, sessionId, lease.signal);
     },

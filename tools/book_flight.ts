@@ -69,6 +69,8 @@ export function createBookFlightTool(ledger: BookingLedger): GeneralistToolDefin
     scope: 'generalist',
     tags: ['write', 'travel', 'payment'],
     requiresApproval: { autoApproveIf: 'args.totalCost < 50' },
+    // Passenger names are masked (•••) in the event log and in captured model calls.
+    personalData: ['passengers/*/fullName'],
     inputSchema: {
       type: 'object',
       additionalProperties: false,

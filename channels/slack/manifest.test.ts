@@ -50,6 +50,9 @@ const METHOD_SCOPES: Readonly<Record<string, string | null>> = {
   'assistant.threads.setTitle': 'assistant:write',
   'assistant.threads.setSuggestedPrompts': 'assistant:write',
   'conversations.open': 'im:write',
+  // Finding a post whose send was cut short (find-sent.ts); also groups:, im: and mpim:history by conversation.
+  'conversations.history': 'channels:history',
+  'conversations.replies': 'channels:history',
   'conversations.info': 'channels:read',
   'users.info': 'users:read',
   'files.info': 'files:read',

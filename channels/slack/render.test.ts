@@ -141,6 +141,11 @@ describe('Slack assistant status', () => {
     for (const turnState of ['awaiting', 'suspended', 'delegated']) expect(render({ type: 'turn', turnId: 't-1', turnState }, DEST)).toEqual([]);
   });
 
+  it('leaves the clearing to Slack when a message followed the status (Slack clears it on a post)', () => {
+    expect(render({ type: 'turn', turnId: 't-1', turnState: 'complete', settled: true, signalShowing: false }, DEST)).toEqual([]);
+    expect(render({ type: 'turn', turnId: 't-1', turnState: 'complete', settled: true, signalShowing: true }, DEST)).toEqual([{ op: 'status', channel: 'C0123ABC', ...THREAD, status: '' }]);
+  });
+
   it('sets no status outside a thread', () => {
     expect(render(partInput(part('ack', 'Looking.')), { channel: 'slack', address: 'C0123ABC' })).toEqual([]);
     expect(render({ type: 'turn', turnId: 't-1', turnState: 'complete' }, { channel: 'slack', address: 'C0123ABC' })).toEqual([]);

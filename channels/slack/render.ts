@@ -1,7 +1,8 @@
 /**
  * The Slack channel's renderer, for a streaming transport: each output as it comes to the calls
  * the sender makes ({@link SlackPayload}).
- * - `ack`, `thinking`, `progress` parts set the assistant thread's status; the turn settling clears it.
+ * - `ack`, `thinking`, `progress` parts set the assistant thread's status; the turn settling clears
+ *   it unless a message was posted after it (Slack clears the status when the app posts).
  * - Other parts (`response`, `clarify`, `error`, `domain-data` through the kit's templates, any
  *   part type with text) are posted in the thread as section blocks of Slack mrkdwn.
  * - `artifact` parts are posted as a link line, or a line naming the file; files are not uploaded here.
@@ -53,7 +54,8 @@ export function createSlackRender(options: SlackRenderOptions = {}): SlackRender
       case 'part':
         return STATUS_PART_TYPES.has(input.part.metadata.partType) ? partStatus(input.part, destination) : postsOf([input.part], destination);
       case 'turn':
-        return settledStatus(input.turnState, destination);
+        // Slack clears the status itself when the app posts in the thread.
+        return input.signalShowing === false ? [] : settledStatus(input.turnState, destination);
       case 'envelope':
         return postsOf(input.parts, destination);
       case 'approval-request':

@@ -8,6 +8,7 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { DeliveryError } from '../../queues/delivery-error.ts';
 import type { ChannelSender, SendReceipt } from '../../queues/outbound-types.ts';
+import { createSlackFindSent, deliveryMetadata } from './find-sent.ts';
 import { readSlackPayload, type SlackPayload } from './slack-payload.ts';
 import type { SlackStore } from './slack-store.ts';
 
@@ -49,11 +50,12 @@ async function remember(store: SlackSenderOptions['store'], key: string, where: 
   }
 }
 
-async function call(payload: SlackPayload, options: SlackSenderOptions): Promise<SendReceipt> {
+/** One call; a post carries `key` (the delivery's idempotency key) in its metadata, so `find-sent.ts` can find it. */
+async function call(payload: SlackPayload, options: SlackSenderOptions, key: string): Promise<SendReceipt> {
   const { client, store } = options;
   switch (payload.op) {
     case 'post': {
-      const posted = await client.chat.postMessage({ channel: payload.channel, text: payload.text, ...(payload.blocks === undefined ? {} : { blocks: [...payload.blocks] }), ...(payload.threadTs === undefined ? {} : { thread_ts: payload.threadTs }) });
+      const posted = await client.chat.postMessage({ channel: payload.channel, text: payload.text, ...(payload.blocks === undefined ? {} : { blocks: [...payload.blocks] }), ...(payload.threadTs === undefined ? {} : { thread_ts: payload.threadTs }), metadata: deliveryMetadata(key) });
       const where = { channel: posted.channel ?? payload.channel, ts: posted.ts ?? '' };
       const remembered = payload.key === undefined ? undefined : await remember(store, `${payload.channel}:${payload.key}`, where);
       return { providerMessageId: where.ts, details: { channel: where.channel, ...(remembered === undefined ? {} : { notRemembered: remembered }) } };
@@ -86,10 +88,12 @@ export function createSlackSender(options: SlackSenderOptions): ChannelSender {
   return {
     destinationRateLimit: { max: 3, durationMs: 3000 },
     rateLimit: { max: 50, durationMs: 1000 },
+    // A post whose outcome was lost is looked for by its metadata; what cannot be found is not resent.
+    findSent: createSlackFindSent(options),
     async send(delivery) {
       const payload = readSlackPayload(delivery.payload);
       try {
-        return await call(payload, options);
+        return await call(payload, options, delivery.idempotencyKey);
       } catch (error) {
         throw error instanceof DeliveryError ? error : deliveryErrorOf(error);
       }

@@ -50,6 +50,7 @@ export function createSmsAdaptor(context: ChannelContext): ChannelAdaptor {
       helpText: helpText(context),
       logger: context.logger,
       clock: context.clock,
+      ...(context.reportDeliveryStatus === undefined ? {} : { onStatus: (report) => context.reportDeliveryStatus?.(report) ?? Promise.resolve() }),
     }),
     normalise,
     render: createSmsRender({ clock: context.clock, ...maxSegmentsOf(context) }),

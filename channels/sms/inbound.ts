@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Route } from '../../src/runtime/http/router.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
+import type { DeliveryStatusName, ProviderDeliveryStatus } from '../../src/runtime/inspect/delivery-status.ts';
 import { inboundKeyword } from './keywords.ts';
 import { keepMedia, type MediaOptions } from './media.ts';
 import { isSmsAddress } from './sms-payload.ts';
@@ -28,7 +29,15 @@ export interface SmsRoutesOptions {
   readonly helpText: string;
   readonly logger: Pick<Logger, 'info' | 'warn'>;
   readonly clock: () => Date;
+  /** Told each status that moved a message forward, in switchboard's words. Default: nobody. */
+  readonly onStatus?: (report: ProviderDeliveryStatus) => Promise<void>;
 }
+
+/** Twilio's message statuses in switchboard's words; others (`receiving`, `received`) are not reported. */
+const TWILIO_STATUSES: Readonly<Record<string, DeliveryStatusName>> = {
+  accepted: 'queued', scheduled: 'queued', queued: 'queued', sending: 'queued',
+  sent: 'sent', delivered: 'delivered', read: 'read', failed: 'failed', undelivered: 'undelivered', canceled: 'failed',
+};
 
 function answer(res: ServerResponse, status: number, body: string, type = 'text/xml; charset=utf-8'): void {
   res.statusCode = status;
@@ -77,14 +86,20 @@ async function takeMessage(params: WebhookParams, idempotencyToken: string | und
   answer(res, 200, EMPTY_TWIML);
 }
 
-/** Takes a status callback: the status saved forward only; 21610 marks the number opted out. */
+/**
+ * Takes a status callback: the status saved forward only (and, when it moved forward, reported to
+ * `onStatus`); 21610 marks the number opted out.
+ */
 async function takeStatus(params: WebhookParams, options: SmsRoutesOptions): Promise<{ status: 400; reason: string } | undefined> {
   const messageSid = params['MessageSid'] ?? params['SmsSid'];
   const status = params['MessageStatus'] ?? params['SmsStatus'];
   if (messageSid === undefined || status === undefined) return { status: 400, reason: 'not a status callback' };
   const errorCode = params['ErrorCode'];
   const to = params['To'];
-  await options.store.recordStatus({ messageSid, status, updatedAt: options.clock().toISOString(), ...(errorCode === undefined ? {} : { errorCode }), ...(to === undefined ? {} : { to }) });
+  const updatedAt = options.clock().toISOString();
+  const saved = await options.store.recordStatus({ messageSid, status, updatedAt, ...(errorCode === undefined ? {} : { errorCode }), ...(to === undefined ? {} : { to }) });
+  const named = TWILIO_STATUSES[status];
+  if (saved && named !== undefined) await options.onStatus?.({ channel: 'sms', providerMessageId: messageSid, status: named, at: updatedAt, ...(errorCode === undefined ? {} : { errorCode }) });
   // 21610: the recipient replied STOP to the carrier; nothing more is sent until they opt in.
   if (errorCode === '21610' && to !== undefined) await options.store.optOut(to);
   return undefined;

@@ -6,6 +6,7 @@
  */
 import { DeliveryError } from '../../queues/delivery-error.ts';
 import type { ChannelRateLimit, ChannelSender } from '../../queues/outbound-types.ts';
+import { createSmsFindSent } from './find-sent.ts';
 import { readSmsPayload } from './sms-payload.ts';
 import type { SmsStore } from './sms-store.ts';
 import { RETRY_AFTER_FIELD, type TwilioClient } from './twilio-client.ts';
@@ -53,6 +54,8 @@ function deliveryErrorOf(error: unknown): DeliveryError {
 export function createSmsSender(options: SmsSenderOptions): ChannelSender {
   return {
     rateLimit: options.from?.startsWith('MG') === true ? SERVICE_RATE_LIMIT : LONG_CODE_RATE_LIMIT,
+    // A send whose outcome was lost is looked for in Twilio's message list (find-sent.ts).
+    findSent: createSmsFindSent({ client: options.client, from: options.from }),
     async send(delivery) {
       const payload = readSmsPayload(delivery.payload);
       const { from } = options;

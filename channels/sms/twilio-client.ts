@@ -25,12 +25,37 @@ export interface MessageParams {
   readonly mediaUrl?: string[];
 }
 
+/** One message as Twilio lists it (the fields the channel reads); `null` where Twilio has no value. */
+export interface ListedMessage {
+  readonly sid: string;
+  readonly to: string;
+  readonly from: string | null;
+  readonly messagingServiceSid: string | null;
+  readonly body: string;
+  readonly numMedia: string;
+  readonly numSegments: string;
+  readonly status: string;
+  /** `outbound-api` for what the REST API sent. */
+  readonly direction: string;
+  readonly dateCreated: Date;
+}
+
+/** What the channel asks of `messages.list` (the SDK's names). */
+export interface ListParams {
+  readonly to?: string;
+  readonly from?: string;
+  /** Records per page, at most 1000. */
+  readonly pageSize?: number;
+  /** Most records in all, across pages. */
+  readonly limit?: number;
+}
+
 /**
  * The part of the SDK's REST client the channel uses. tsc checks the SDK's client against it in
  * {@link createTwilioClient}; the rest of the channel sees only this.
  */
 export interface TwilioClient {
-  readonly messages: { create(params: MessageParams): Promise<CreatedMessage> };
+  readonly messages: { create(params: MessageParams): Promise<CreatedMessage>; list(params: ListParams): Promise<readonly ListedMessage[]> };
   readonly incomingPhoneNumbers: { list(params: { phoneNumber: string; limit: number }): Promise<readonly { readonly phoneNumber: string }[]> };
   account(accountSid: string): { fetch(): Promise<{ readonly status: string; readonly friendlyName: string }> };
 }

@@ -33,6 +33,7 @@ export function cloudInbound(env: WhatsAppCloudEnv, client: GraphClient, intake:
     media: { client, artifacts: context.artifacts },
     logger: context.logger,
     clock: context.clock,
+    ...(context.reportDeliveryStatus === undefined ? {} : { onStatus: (report) => context.reportDeliveryStatus?.(report) ?? Promise.resolve() }),
   });
   return { routes };
 }

@@ -3,6 +3,7 @@
  * whatsapp-web.js session (`web/`). Payloads are built by the renderer (`render.ts`) and checked
  * by the sender (opt-outs, the 24-hour window) before a transport sees them.
  */
+import type { SendIntent, SentLookup } from '../../queues/outbound-types.ts';
 
 /**
  * A chat to send to: a number, E.164 (`+447700900123`), or, in web mode, a group chat id
@@ -57,6 +58,11 @@ export type WhatsAppOut = WhatsAppTextOut | WhatsAppMediaOut | WhatsAppButtonsOu
 
 /** How one transport sends. */
 export interface WhatsAppTransport {
+  /**
+   * Whether the message of `idempotencyKey`, whose send began at `intent.since` and has no recorded
+   * outcome, went out (see `ChannelSender.findSent`). Absent: the transport cannot tell.
+   */
+  readonly findSent?: (idempotencyKey: string, intent: SendIntent) => Promise<SentLookup>;
   readonly via: 'cloud' | 'web';
   /**
    * Sends one message; resolves with the provider's message id once it was accepted. Rejects with

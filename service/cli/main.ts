@@ -19,6 +19,11 @@ import { readSenderPolicies } from './read-senders.ts';
 import { runSendersCommand, sendersCommandDeps } from './senders-command.ts';
 import { runInitCommand } from './init-command.ts';
 import { runTestCommand } from './test-command.ts';
+import { runReplayCommand } from './replay-command.ts';
+import { runEvalCommand } from './eval-command.ts';
+import { createEventLog } from '../../src/runtime/session/event-log.ts';
+import { createCaptureStore } from '../../src/runtime/inspect/capture-store.ts';
+import { LOG_REDACT_PATHS, REDACTED } from '../../src/runtime/inspect/redact.ts';
 
 /** The repository root: the default app folder (the example app). */
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -36,7 +41,13 @@ const USAGE = `usage:
   switchboard senders revoke|block <channel> <address>
                                               forget a sender's approval or block, or block a sender
   switchboard init <dir>                      a new app folder: one actor, one tool and its test, switchboard.yaml
-  switchboard test [files...]                 an app's tests (*.test.ts) on Node's test runner, from its folder`;
+  switchboard test [files...]                 an app's tests (*.test.ts) on Node's test runner, from its folder
+  switchboard replay <conversation> [--turn N] [--export <file>]
+                                              run a recorded conversation (ses_… or <channel>:<address>) again on the
+                                              current actors and tools; list where it departs (exit 1), write it as a fixture
+  switchboard eval <suite.yaml> [--compare <actors>]
+                                              an eval suite's cases and expectations, as a table; --compare runs another
+                                              actors folder or actor file beside the current one`;
 
 function parseRole(args: readonly string[]): ServiceRole {
   const index = args.indexOf('--role');
@@ -74,6 +85,8 @@ export async function main(args: readonly string[], rawEnv: Readonly<Record<stri
     if (command === 'approvals') return await approvals(env, rest);
     if (command === 'invite') return await invite(env, rest);
     if (command === 'senders') return await senders(env, rest);
+    if (command === 'replay') return await withCliRedis(env, (redis, prefix) => runReplayCommand(rest, { readLog: (id) => createEventLog({ redis, prefix }).read(id, 100_000), capture: createCaptureStore({ redis, prefix }), appDir: env.appDir }, process.stdout));
+    if (command === 'eval') return await runEvalCommand(rest, { env, cwd: process.cwd() }, process.stdout);
     process.stderr.write(`${USAGE}\n`);
     return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   } catch (error) {
@@ -135,7 +148,8 @@ async function senders(env: SwitchboardEnv, args: readonly string[]): Promise<nu
 }
 
 async function start(env: SwitchboardEnv, role: ServiceRole): Promise<number> {
-  const logger = pino({ level: env.logLevel, base: { role } });
+  // Credentials in headers are censored wherever a request or an error is logged.
+  const logger = pino({ level: env.logLevel, base: { role }, redact: { paths: [...LOG_REDACT_PATHS], censor: REDACTED } });
   // Taken over from the first moment: a SIGTERM or SIGINT during start-up lets the step under way
   // finish, then closes what was opened (the private Redis too), so no process is left behind.
   let signalled: string | undefined;

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, callTool } from './scripted-model.ts';
-import { startTestBot, type TestBot } from './test-bot.ts';
+import { startTestBot } from './test-bot.ts';
+import type { TestBot } from './test-bot-types.ts';
 
 const appDir = mkdtempSync(join(tmpdir(), 'sb-test-kit-surfaces-'));
 

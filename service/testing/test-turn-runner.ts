@@ -14,6 +14,7 @@ import { approverPlan } from '../../src/runtime/actor/approval-policy-config.ts'
 import { resolveActors } from '../../src/runtime/actor/resolved-actor.ts';
 import type { TurnOutput } from '../../src/runtime/actor/turn-output.ts';
 import type { TurnRunnerDeps } from '../../src/runtime/actor/turn-runner-deps.ts';
+import type { TurnInspection } from '../../src/runtime/inspect/turn-inspection.ts';
 import { approvalWords, createAppSurfaceRegistry } from '../../src/runtime/app/app-surfaces.ts';
 import type { ChannelRoute, LoadedApp } from '../../src/runtime/app/app-types.ts';
 import type { ApprovalStore } from '../../src/runtime/approvals/approval-types.ts';
@@ -35,6 +36,8 @@ export interface TestTurnRunnerOptions {
   readonly prefix: string;
   readonly approvals: ApprovalStore;
   readonly channelRoute: (channel: string) => ChannelRoute | undefined;
+  /** What the inspector records beside the log (capture of whole model calls, costs). Default none. */
+  readonly inspect?: TurnInspection;
 }
 
 /** Runs a session's turns and tells what the last one did. */
@@ -43,6 +46,8 @@ export interface TestTurnRunner {
   accept(sessionId: string, injection: Injection): Promise<void>;
   /** Runs `turns` (the turn runner on these deps) and reports the turn it ran last. */
   run(sessionId: string, turns: (deps: TurnRunnerDeps) => Promise<void>): Promise<TestTurn>;
+  /** The parts the last run emitted, in order, with their ids (`<turnId>.<step>.<block>.<part>`). */
+  emitted(): readonly EmittedPart[];
 }
 
 /** What one run recorded; a new one per run. */
@@ -156,6 +161,7 @@ export function createTestTurnRunner(options: TestTurnRunnerOptions): TestTurnRu
     output: recordingOutput({ partTypes, turnStates }, createAppSurfaceRegistry({ app, tools: options.registry }), log, () => recording),
     router: createToolRouter(),
     approvals: approvalGate(app, options.registry, options.approvals),
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   };
   return {
     async accept(sessionId, injection) {
@@ -170,5 +176,6 @@ export function createTestTurnRunner(options: TestTurnRunnerOptions): TestTurnRu
       const run: TurnRun = { emitted: recording.emitted, states: recording.states, record, ...(recording.settledAs === undefined ? {} : { settledAs: recording.settledAs }), ...(recording.envelope === undefined ? {} : { envelope: recording.envelope }) };
       return testTurnOf(run, await log.read(sessionId, 10_000));
     },
+    emitted: () => recording.emitted,
   };
 }

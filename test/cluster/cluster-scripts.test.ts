@@ -29,12 +29,15 @@ import { createRedisSessionStore } from '../../channels/whatsapp/web/redis-sessi
 import { createDeliveryFailures } from '../../queues/delivery-failures.ts';
 import { createDeliveryLedger } from '../../queues/delivery-ledger.ts';
 import { createDestinationRateLimit } from '../../queues/destination-rate-limit.ts';
+import { createInlineSend } from '../../queues/inline-send.ts';
+import { sweepOutbox } from '../../queues/outbox-sweeper.ts';
 import { sampleInjection } from '../../queues/queue-test-kit.ts';
 import { closeRedis } from '../../queues/redis-connections.ts';
 import { createSessionLock, sessionLockKey } from '../../queues/session-lock.ts';
 import { createApprovalStore } from '../../src/runtime/approvals/redis-approval-store.ts';
 import { createRedisArtifactStore } from '../../src/runtime/artifacts/redis-artifact-store.ts';
 import { createBudgetStore } from '../../src/runtime/budgets/budget-store.ts';
+import { createConversationIndex } from '../../src/runtime/inspect/conversation-index.ts';
 import { createRedisClient, duplicateRedis } from '../../src/runtime/redis/redis-client.ts';
 import { createSenderStore } from '../../src/runtime/senders/sender-store.ts';
 import { createSessionStore } from '../../src/runtime/session/session-store.ts';
@@ -60,9 +63,11 @@ const COVERED_SCRIPT_FILES = [
   'queues/delivery-failures.ts',
   'queues/delivery-ledger.ts',
   'queues/destination-rate-limit.ts',
+  'queues/inline-send-scripts.ts',
   'queues/session-lock.ts',
   'src/runtime/approvals/approval-scripts.ts',
   'src/runtime/budgets/budget-store.ts',
+  'src/runtime/inspect/conversation-index.ts',
   'src/runtime/senders/sender-scripts.ts',
   'src/runtime/session/session-store.ts',
 ];
@@ -260,6 +265,23 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     expect(await failures.list()).toEqual([]);
   });
 
+  it('inline sends: claim, settle, a limited claim joining the line, and the outbox sweep', async () => {
+    const inline = createInlineSend({ redis, prefix, leaseMs: 1, ledgerTtlMs: 60_000, lineGraceMs: 1000, retryDelayMs: () => 0 });
+    const sender = { destinationRateLimit: { max: 1, durationMs: 60_000 }, rateLimit: { max: 10, durationMs: 1000 }, send: () => Promise.resolve({ providerMessageId: 'm-1' }) };
+    const delivery = { channel: 'sms', destination: { channel: 'sms', address: '+15550100' }, idempotencyKey: 'k-in', payload: { text: 'hi' } };
+    expect(await inline.attempt(delivery, sender)).toMatchObject({ kind: 'sent' });
+    expect(await inline.attempt({ ...delivery, idempotencyKey: 'k-in-2' }, sender)).toEqual({ kind: 'queue' });
+    const stuck = { rateLimit: sender.rateLimit, send: () => new Promise<never>(() => undefined) };
+    void inline.attempt({ ...delivery, destination: { channel: 'sms', address: '+15550101' }, idempotencyKey: 'k-cut' }, stuck);
+    const handed: string[] = [];
+    await waitFor(async () => {
+      await sweepOutbox({ redis, prefix, enqueue: (item) => { handed.push(item.idempotencyKey); return Promise.resolve(); } });
+      return handed.length === 1;
+    }, 'the sweep');
+    expect(handed).toEqual(['k-cut']);
+    await expectOneSlot();
+  });
+
   it('kept secret and artifact store (MULTI)', async () => {
     const secret = await keptSecret({ redis, prefix, purpose: 'web:secret:session' });
     expect(await keptSecret({ redis, prefix, purpose: 'web:secret:session' })).toBe(secret);
@@ -322,6 +344,21 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     expect(await senders.approve(issued.outcome === 'pairing-code-sent' ? issued.code : '', 'cluster test')).toMatchObject({ status: 'approved' });
     expect(await senders.admit({ mode: 'allowlist', listed: false, refusal: 'daily', injection: { ...stranger, id: 'sms:pair-2', sender: { id: '+15550100002', verified: true } } })).toEqual({ outcome: 'refused', notify: true });
     expect(await senders.block('sms', '+15550100001', 'cluster test')).toBe(1);
+    await expectOneSlot();
+  });
+
+  it('conversation index: kept by the session store as turns start and settle, marked, searched and pruned', async () => {
+    const sessions = createSessionStore({ redis, prefix });
+    const index = createConversationIndex({ redis, prefix });
+    const first = sampleInjection('i-conv');
+    await sessions.accept('s-conv', first);
+    const turn = await sessions.beginTurn('s-conv', (injection) => turnRecord('s-conv', injection));
+    if (turn === undefined) throw new Error('no turn');
+    await index.markSuspended('s-conv', Date.now() + 1);
+    expect((await index.get('s-conv'))?.state).toBe('suspended');
+    await sessions.finishTurn(turn.record, [], { sessionId: 's-conv', turnId: turn.record.turnId, at: Date.now() + 2, state: 'settled', actor: 'main', channel: 'web', address: 'conversation-1', tokens: 1, costMicros: 1 });
+    await index.markDeliveryFailed('s-conv', turn.record.turnId);
+    expect((await index.search({ state: 'failed' })).items.map((item) => item.sessionId)).toEqual(['s-conv']);
     await expectOneSlot();
   });
 

@@ -148,6 +148,9 @@ function sendProblem(state: FakeState, body: JsonObject): Reply | undefined {
   const type = body['type'];
   if (typeof to !== 'string' || !/^\+?[1-9]\d{1,14}$/.test(to)) return invalid('The parameter to is required.');
   if (typeof type !== 'string') return invalid('The parameter type is required.');
+  // Meta echoes it in the message's status webhooks; a string of at most 512 characters.
+  const opaque = body['biz_opaque_callback_data'];
+  if (opaque !== undefined && (typeof opaque !== 'string' || opaque.length > 512)) return notValid('biz_opaque_callback_data must be a string of at most 512 characters.');
   if (type === 'template') return templateProblem(body);
   const problem = contentProblem(state, type, body);
   if (problem !== undefined) return problem;

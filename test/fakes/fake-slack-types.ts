@@ -83,6 +83,12 @@ export interface FakeSlackOptions {
    * so it answers `invalid_auth` (`not_allowed_token_type` for a bot token).
    */
   readonly appToken?: string;
+  /**
+   * How message `ts` values are made: `sequence` (default) counts up from `1700000000.000100` in
+   * steps of 100 µs; `clock` takes the current time (always rising), as Slack does, for code that
+   * reads history from a time on (`oldest`).
+   */
+  readonly tsFrom?: 'sequence' | 'clock';
 }
 
 /** An envelope the fake sends over Socket Mode (see `FakeSlack.pushEnvelope`). */
@@ -222,6 +228,8 @@ export interface FakeSlackStatus {
   readonly status: string;
   readonly loadingMessages: readonly string[] | undefined;
   readonly at: number;
+  /** Set on the clearing Slack does itself when the app posts in the thread (no call was made). */
+  readonly byPost?: true;
 }
 
 /** A message streamed with `chat.startStream` / `appendStream` / `stopStream`. */
@@ -335,6 +343,16 @@ export interface FakeSlack {
    * records nothing but the call.
    */
   failNext(method: string, count: number, failure: FakeSlackFailure): void;
+  /**
+   * The next `count` calls of `method` (those whose arguments `match`, when given; arguments as in
+   * {@link FakeSlackCall.args}) take effect (a post is stored and listed) but their answers are
+   * held until {@link FakeSlack.releaseHeld}: a client that dies meanwhile never hears of them.
+   */
+  holdNext(method: string, count: number, match?: (args: Readonly<Record<string, unknown>>) => boolean): void;
+  /** How many answers are held now. */
+  heldCount(): number;
+  /** Sends every held answer (to a client that may be gone). */
+  releaseHeld(): void;
   /** Serves `bytes` at a new file's `url_private` / `url_private_download`; returns the file object. */
   addFile(bytes: Uint8Array | string, options: FakeSlackFileOptions): SlackFile;
   /** Sends `envelope` over the newest open Socket Mode connection; returns its `envelope_id`. Throws when none is open. */

@@ -2,8 +2,10 @@
  * A local stand-in for Slack's Web API (`https://slack.com/api/`) that the real `@slack/web-api`
  * `WebClient` can talk to: `auth.test`, `chat.postMessage` / `update` / `postEphemeral`, streamed
  * messages (`chat.startStream` / `appendStream` / `stopStream`), `assistant.threads.setStatus`,
- * `conversations.info`, `users.info`, bearer-token authentication, Slack's `{ ok: false, error }`
- * answers, 429 rate limits with `Retry-After`, private file downloads, and Socket Mode
+ * `conversations.info`, `users.info`, `conversations.history` / `replies` / `open` (with message
+ * metadata; `fake-slack-history.ts`), bearer-token authentication, Slack's `{ ok: false, error }`
+ * answers, 429 rate limits with `Retry-After`, answers held back after the call took effect
+ * (`holdNext`), private file downloads, and Socket Mode
  * (`apps.connections.open` with the app token, then `fake-slack-socket.ts`). Answers are the
  * recorded payloads of `test/fixtures/slack/` with values filled in.
  */
@@ -27,6 +29,7 @@ import type {
   SlackChunk,
   SlackFile,
 } from './fake-slack-types.ts';
+import { conversationsHistory, conversationsOpen, conversationsReplies, type SlackHistoryContext } from './fake-slack-history.ts';
 import { attachFakeSocketMode, type FakeSocketMode } from './fake-slack-socket.ts';
 import { readSlackFixture, richTextBlocks, SLACK_FAKE_IDS } from './slack-requests.ts';
 import { readFakeRequest, startFakeServer, type FakeRequest } from '../support/fake-http.ts';
@@ -85,7 +88,14 @@ interface FakeState {
   readonly files: Map<string, StoredFile>;
   readonly downloads: FakeSlackDownload[];
   readonly failures: ScriptedFailure[];
+  /** Calls whose answers are still to be held: see `FakeSlack.holdNext`. */
+  readonly holds: { readonly method: string; readonly match: (args: Json) => boolean }[];
+  /** Answers held back, in the order the calls came. */
+  readonly held: (() => void)[];
+  readonly tsFrom: 'sequence' | 'clock';
   tsCounter: number;
+  /** The last `ts` given in `clock` mode, in microseconds. */
+  lastTsMicros: number;
   socketMode?: FakeSocketMode;
 }
 
@@ -157,6 +167,13 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     failNext(method, count, failure) {
       for (let index = 0; index < count; index += 1) state.failures.push({ method, failure });
     },
+    holdNext(method, count, match = () => true) {
+      for (let index = 0; index < count; index += 1) state.holds.push({ method, match });
+    },
+    heldCount: () => state.held.length,
+    releaseHeld() {
+      for (const release of state.held.splice(0)) release();
+    },
     addFile: (bytes, fileOptions) => addFile(state, bytes, fileOptions),
     pushEnvelope: (envelope) => socketMode.pushEnvelope(envelope),
     acks: () => socketMode.acks(),
@@ -167,6 +184,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       socketMode.reset();
     },
     close: async () => {
+      for (const release of state.held.splice(0)) release();
       await socketMode.close();
       await listening.close();
     },
@@ -194,7 +212,11 @@ function initialState(options: FakeSlackOptions): FakeState {
     files: new Map(),
     downloads: [],
     failures: [],
+    holds: [],
+    held: [],
+    tsFrom: options.tsFrom ?? 'sequence',
     tsCounter: 0,
+    lastTsMicros: 0,
   };
 }
 
@@ -203,10 +225,15 @@ function resetState(state: FakeState): void {
     list.length = 0;
   }
   state.files.clear();
+  state.holds.length = 0;
 }
 
-/** The next message `ts`: 100 µs after the previous one. */
+/** The next message `ts`: 100 µs after the previous one (`sequence`), or now (`clock`, always rising). */
 function nextTs(state: FakeState): string {
+  if (state.tsFrom === 'clock') {
+    state.lastTsMicros = Math.max(Date.now() * 1000, state.lastTsMicros + 1);
+    return `${String(Math.floor(state.lastTsMicros / 1_000_000))}.${String(state.lastTsMicros % 1_000_000).padStart(6, '0')}`;
+  }
   state.tsCounter += 1;
   const micros = state.tsCounter * TS_STEP_MICROS;
   return `${TS_BASE_SECONDS + Math.floor(micros / 1_000_000)}.${String(micros % 1_000_000).padStart(6, '0')}`;
@@ -216,7 +243,17 @@ function nextTs(state: FakeState): string {
 // Request handling
 
 async function handle(state: FakeState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  send(res, route(state, await readFakeRequest(req)));
+  const request = await readFakeRequest(req);
+  const reply = route(state, request);
+  const call = state.calls.at(-1);
+  const hold = call === undefined || !request.pathname.startsWith('/api/') ? -1 : state.holds.findIndex((held) => held.method === call.method && held.match(call.args));
+  if (hold < 0) {
+    send(res, reply);
+    return;
+  }
+  // The call took effect; its answer waits (a client killed meanwhile never learns of it).
+  state.holds.splice(hold, 1);
+  state.held.push(() => { send(res, reply); });
 }
 
 function route(state: FakeState, request: FakeRequest): Reply {
@@ -261,6 +298,9 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   'chat.stopStream': stopStream,
   'assistant.threads.setStatus': setStatus,
   'conversations.info': conversationsInfo,
+  'conversations.history': (state, args) => conversationsHistory(historyContext(state), args),
+  'conversations.replies': (state, args) => conversationsReplies(historyContext(state), args),
+  'conversations.open': (state, args) => conversationsOpen(historyContext(state), args),
   'users.info': usersInfo,
 };
 
@@ -429,6 +469,16 @@ function chunkText(chunks: readonly SlackChunk[]): string {
 // ---------------------------------------------------------------------------------------------
 // Methods
 
+/** What `fake-slack-history.ts` reads. */
+function historyContext(state: FakeState): SlackHistoryContext {
+  return {
+    messages: state.messages,
+    render: (message) => botMessageObject(state, { ts: message.ts, text: message.text ?? message.markdownText, blocks: message.blocks, threadTs: message.threadTs }),
+    channelError: (channel) => channelError(state, channel),
+    dmOf: (user) => resolveChannel(state, user),
+  };
+}
+
 function authTest(state: FakeState): Answer {
   const { ok: _ok, ...body } = readSlackFixture('auth-test-ok');
   return { ok: true, body: { ...body, team_id: state.teamId, user_id: state.botUserId, bot_id: state.botId } };
@@ -487,6 +537,7 @@ function postMessage(state: FakeState, args: Json, at: number): Answer {
     args,
     at,
   });
+  if (threadTs !== undefined) clearStatusOnPost(state, channel, threadTs, at);
   const { ok: _ok, ...template } = readSlackFixture('chat-postMessage-ok');
   return { ok: true, body: { ...template, channel, ts, message: botMessageObject(state, { ts, text: messageText ?? markdownText, blocks, threadTs }) } };
 }
@@ -625,6 +676,12 @@ function stopStream(state: FakeState, args: Json, at: number): Answer {
     streaming_state: 'completed',
   };
   return { ok: true, body: { channel: stream.channel, ts: stream.ts, message } };
+}
+
+/** Slack clears an assistant thread's status when the app posts in the thread; recorded with `byPost`. */
+function clearStatusOnPost(state: FakeState, channel: string, threadTs: string, at: number): void {
+  const last = state.statuses.findLast((status) => status.channelId === channel && status.threadTs === threadTs);
+  if (last !== undefined && last.status !== '') state.statuses.push({ channelId: channel, threadTs, status: '', loadingMessages: undefined, at, byPost: true });
 }
 
 function setStatus(state: FakeState, args: Json, at: number): Answer {

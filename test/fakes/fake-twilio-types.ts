@@ -212,7 +212,17 @@ export interface FakeTwilio {
    * the account's HTTP Basic credentials. Returns the URL, for `MediaUrl0` of an inbound MMS.
    */
   addMedia(bytes: Uint8Array | string, contentType: string, options?: FakeMediaOptions): string;
-  /** Forgets messages, attempts, requests, scripted failures, opt-outs and media. */
+  /**
+   * The next `count` accepted message sends (those whose form parameters `match`, when given)
+   * create their message (listed, in `messages()`) but their answers are held until
+   * {@link FakeTwilio.releaseHeld}: a client that dies meanwhile never hears of them.
+   */
+  holdNext(count: number, match?: (params: TwilioParams) => boolean): void;
+  /** How many answers are held now. */
+  heldCount(): number;
+  /** Sends every held answer (to a client that may be gone). */
+  releaseHeld(): void;
+  /** Forgets messages, attempts, requests, scripted failures, opt-outs, media and pending holds. */
   reset(): void;
   /** Stops the server, dropping open connections. */
   close(): Promise<void>;

@@ -1,8 +1,9 @@
 /**
  * A local stand-in for Twilio's REST API (`https://api.twilio.com/2010-04-01`) that the real
- * `twilio` SDK can talk to: message sends, message fetches, media, the account and its numbers,
- * HTTP Basic authentication, Twilio's error JSON, and signed status callbacks. Responses are the
- * recorded payloads of `test/fixtures/twilio/` with values filled in.
+ * `twilio` SDK can talk to: message sends, message fetches and lists, media, the account and its
+ * numbers, HTTP Basic authentication, Twilio's error JSON, signed status callbacks, and answers held
+ * back after a message was created (`holdNext`). Responses are the recorded payloads of
+ * `test/fixtures/twilio/` with values filled in.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -39,6 +40,7 @@ import {
   type TwilioFixtureName,
 } from './twilio-webhook.ts';
 import { readFakeRequest, startFakeServer, type FakeRequest } from '../support/fake-http.ts';
+import { listMessages } from './fake-twilio-list.ts';
 
 const API = '/2010-04-01';
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -85,6 +87,10 @@ interface FakeState {
   readonly optedOut: Set<string>;
   /** Keyed by `{MessageSid}/{MediaSid}`. */
   readonly media: Map<string, StoredMedia>;
+  /** Message creations whose answers are still to be held: see `FakeTwilio.holdNext`. */
+  readonly holds: ((params: TwilioParams) => boolean)[];
+  /** Answers held back, in the order the requests came. */
+  readonly held: (() => void)[];
 }
 
 /** What every answer may carry: `code` and `sid` are recorded in attempts. */
@@ -123,6 +129,8 @@ const MESSAGES_PATH = new RegExp(`${ACCOUNT_PATH}/Messages\\.json$`);
  *   `To` not E.164, 21603 no `From` / `MessagingServiceSid`, 21606 `From` not owned, 21602 no
  *   `Body` / `MediaUrl` / `ContentSid`, 21617 body over 1600 characters, 21610 opted-out `To`),
  *   then answers 201 with the message resource.
+ * - `GET …/Messages.json[?To=…&From=…&DateSent>=…&PageSize=…&Page=…]`: the accepted messages,
+ *   newest first (`fake-twilio-list.ts`).
  * - `GET …/Messages/{MessageSid}.json`: the message resource with its current status.
  * - `GET …/Messages/{MessageSid}/Media/{MediaSid}`: bytes registered with `addMedia`.
  * - `GET /2010-04-01/Accounts/{sid}.json`: the account resource.
@@ -160,10 +168,20 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     deliverStatus: (messageSid, status, delivery = {}) => deliverStatus(state, messageSid, status, delivery),
     deliverStatuses: (messageSid, statuses, delivery = {}) => deliverStatuses(state, messageSid, statuses, delivery),
     addMedia: (bytes, contentType, media = {}) => addMedia(state, bytes, contentType, media),
+    holdNext(count, match = () => true) {
+      for (let index = 0; index < count; index += 1) state.holds.push(match);
+    },
+    heldCount: () => state.held.length,
+    releaseHeld() {
+      for (const release of state.held.splice(0)) release();
+    },
     reset: () => {
       resetState(state);
     },
-    close: () => listening.close(),
+    close: () => {
+      for (const release of state.held.splice(0)) release();
+      return listening.close();
+    },
   };
 }
 
@@ -228,6 +246,8 @@ function initialState(options: FakeTwilioOptions): FakeState {
     failures: [],
     optedOut: new Set(),
     media: new Map(),
+    holds: [],
+    held: [],
   };
 }
 
@@ -238,6 +258,7 @@ function resetState(state: FakeState): void {
   state.failures.length = 0;
   state.optedOut.clear();
   state.media.clear();
+  state.holds.length = 0;
 }
 
 function ownedNumber(number: string | FakeTwilioNumber): OwnedNumber {
@@ -257,6 +278,7 @@ function snapshot(message: StoredMessage): FakeTwilioMessage {
 
 const ROUTES: readonly { readonly method: string; readonly pattern: RegExp; readonly auth: boolean; readonly handle: Handler }[] = [
   { method: 'POST', pattern: MESSAGES_PATH, auth: true, handle: createMessage },
+  { method: 'GET', pattern: MESSAGES_PATH, auth: true, handle: (state, request) => ({ kind: 'json', status: 200, body: listMessages({ messages: state.messages, resource: (message) => messageResource(state, message), accountPath: accountPath(state) }, request.query) }) },
   { method: 'GET', pattern: new RegExp(`${ACCOUNT_PATH}/Messages/([^/]+)\\.json$`), auth: true, handle: fetchMessage },
   { method: 'GET', pattern: new RegExp(`${ACCOUNT_PATH}/Messages/([^/]+)/Media/([^/.]+)$`), auth: true, handle: fetchMedia },
   { method: 'GET', pattern: new RegExp(`${ACCOUNT_PATH}\\.json$`), auth: true, handle: fetchAccount },
@@ -269,7 +291,15 @@ async function handle(state: FakeState, req: IncomingMessage, res: ServerRespons
   const reply = dispatch(state, request);
   record(state, request, reply);
   if (reply.delayMs !== undefined && reply.delayMs > 0) await sleep(reply.delayMs);
-  send(res, reply);
+  const created = reply.status === 201 && request.method === 'POST' && MESSAGES_PATH.test(request.pathname);
+  const hold = created ? state.holds.findIndex((match) => match(parseTwilioForm(request.raw))) : -1;
+  if (hold < 0) {
+    send(res, reply);
+    return;
+  }
+  // The message is created; its answer waits (a client killed meanwhile never learns of it).
+  state.holds.splice(hold, 1);
+  state.held.push(() => { send(res, reply); });
 }
 
 function dispatch(state: FakeState, request: FakeRequest): Reply {

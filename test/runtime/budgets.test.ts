@@ -93,6 +93,9 @@ describe('budgets in the web chat', () => {
     expect(snapshot.deployment.day).toMatchObject({ period: periodWindow('day', Date.now()).id, tokens: 3600, calls: 9 });
     expect(snapshot.deployment.day.tokenLimit).toBeUndefined();
     expect(snapshot.deployment.month).toMatchObject({ tokens: 3600, calls: 9 });
+    // Each call of 300 input and 100 output tokens at the built-in claude-sonnet-5-5 price: $0.0016.
+    expect(snapshot.deployment.day.costUsd).toBeCloseTo(9 * 0.0016, 9);
+    expect(metrics).toMatch(/switchboard_model_cost_usd_total\{model="claude-sonnet-5-5"\} 0\.0144/);
     expect(snapshot.topSenders.map((row) => row.calls).sort()).toEqual([1, 4, 4]);
     expect(snapshot.topConversations[0]?.id).toBe(sessionIdOf('default', 'web', 'c-limit'));
     const page = await (await fetch(`${sb().url}/admin`)).text();

@@ -29,6 +29,8 @@ export interface SlackHarnessOptions {
   readonly appToken?: string;
   /** More of the fake Slack's options. */
   readonly slack?: Omit<FakeSlackOptions, 'botToken' | 'appToken'>;
+  /** The service's `signalDelayMs`. Default 0: statuses show at once, as the tests look for them. */
+  readonly signalDelayMs?: number;
 }
 
 /** What a test file gets. */
@@ -59,7 +61,7 @@ export function useSlackSwitchboard(options: SlackHarnessOptions): () => SlackHa
     const variables = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, LOG_LEVEL: 'silent', SLACK_BOT_TOKEN: options.botToken, SLACK_SIGNING_SECRET: options.signingSecret, SLACK_API_URL: slack.url };
     const env = loadEnv({ ...variables, ...(options.appToken === undefined ? {} : { SLACK_APP_TOKEN: options.appToken }) }, { appDir: process.cwd() });
     const startProcess = async (role: ServiceRole): Promise<Service> => {
-      const service = await startService({ env, role, redisUrl: options.redisUrl(), logger: pino({ level: 'silent' }), prefix, port: 0, sessionLockTtlMs: 5000, jobLockDurationMs: 5000, channels: [webChannel, slackChannel] });
+      const service = await startService({ env, role, redisUrl: options.redisUrl(), logger: pino({ level: 'silent' }), prefix, port: 0, sessionLockTtlMs: 5000, jobLockDurationMs: 5000, signalDelayMs: options.signalDelayMs ?? 0, channels: [webChannel, slackChannel] });
       services.push(service);
       return service;
     };

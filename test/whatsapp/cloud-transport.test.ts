@@ -13,6 +13,7 @@ import { createCloudTransport } from '../../channels/whatsapp/cloud/cloud-transp
 import { createGraphClient, type GraphClient } from '../../channels/whatsapp/cloud/graph-client.ts';
 import type { WhatsAppTransport } from '../../channels/whatsapp/transport.ts';
 import { DeliveryError } from '../../queues/delivery-error.ts';
+import { deliveryTag } from '../../queues/sent-lookup.ts';
 import type { ArtifactStore } from '../../src/runtime/artifacts/artifact-store.ts';
 import { createRedisArtifactStore } from '../../src/runtime/artifacts/redis-artifact-store.ts';
 import { startFakeGraph } from '../fakes/fake-graph.ts';
@@ -67,6 +68,7 @@ describe('cloud transport: sends', () => {
     expect(sent?.body).toEqual({
       messaging_product: 'whatsapp', recipient_type: 'individual', to: '447700900123', type: 'text',
       text: { body: 'Your flight is *on time*.', preview_url: true }, context: { message_id: 'wamid.QUOTED' },
+      biz_opaque_callback_data: deliveryTag('delivery-1'),
     });
     expect(graph.requests()[0]).toMatchObject({ method: 'POST', path: `/v26.0/${graph.phoneNumberId}/messages`, authorized: true });
   });

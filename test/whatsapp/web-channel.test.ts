@@ -22,6 +22,8 @@ const BOT = '447700900999';
 const sb = useWhatsAppWebSwitchboard({
   redisUrl: useRedis(),
   chromiumPath: '/usr/bin/chromium',
+  // One turn at a time per process: while the first process's send is held, the other turn runs on the second.
+  turnConcurrency: 1,
   script: scenarioScript({
     hello: [() => reply(respond([part('response', '## Flights\n\nThe **best** option is MW 304 & it leaves at 07:25, see [the fares](https://example.com/fares).')], 'complete'))],
     more: [() => reply(respond([part('response', 'Still here in the chat.')], 'complete'))],
@@ -157,8 +159,9 @@ describe('whatsapp web: a second process', () => {
     await readyClient();
     const clients = sb().wwebjs.clients.length;
     await sb().startProcess('worker');
-    // The first process holds its WhatsApp sends: it takes at most one job at a time, so with two
-    // answers due at least one is sent by the second process, which has no client of its own.
+    // The first process holds its WhatsApp sends: a turn sends its answer itself, and each process
+    // runs one turn at a time, so with two answers due at least one turn runs on the second
+    // process, which has no client of its own and sends through the relay.
     const release = sb().hold(0);
     const people = ['447700900301', '447700900302'];
     try {

@@ -27,6 +27,8 @@ export interface WhatsAppWebHarnessOptions {
   readonly script: FakeScript;
   /** `CHROMIUM_PATH`. Default unset (`chromium`). */
   readonly chromiumPath?: string;
+  /** Turns each process runs at once (`turnConcurrency`). Default the service's. */
+  readonly turnConcurrency?: number;
 }
 
 /** One delivery a process's WhatsApp sender sent. */
@@ -63,14 +65,16 @@ function recordingChannel(wwebjs: FakeWwebjs, index: number, sends: RecordedSend
     ...inner,
     create: async (context) => {
       const adaptor = await inner.create(context);
-      const { sender } = adaptor;
+      // Without the channel's one-a-second pace, each turn sends its answer itself (no queue hop),
+      // so the process that sent it is the process that ran the turn.
+      const { rateLimit: _pace, ...sender } = adaptor.sender;
       return {
         ...adaptor,
         sender: {
           ...sender,
           async send(delivery) {
             await holds.get(index);
-            const receipt = await sender.send(delivery);
+            const receipt = await adaptor.sender.send(delivery);
             sends.push({ process: index, idempotencyKey: delivery.idempotencyKey, providerMessageId: receipt.providerMessageId });
             return receipt;
           },
@@ -99,7 +103,7 @@ export function useWhatsAppWebSwitchboard(options: WhatsAppWebHarnessOptions): (
     const env = loadEnv({ ...variables, ...(options.chromiumPath === undefined ? {} : { CHROMIUM_PATH: options.chromiumPath }) }, { appDir: opened });
     const startProcess = async (role: ServiceRole): Promise<Service> => {
       const channels = [webChannel, recordingChannel(wwebjs, services.length, sends, holds)];
-      const service = await startService({ env, role, redisUrl: options.redisUrl(), logger: pino({ level: 'silent' }), prefix, port: 0, sessionLockTtlMs: 5000, jobLockDurationMs: 5000, channels });
+      const service = await startService({ env, role, redisUrl: options.redisUrl(), logger: pino({ level: 'silent' }), prefix, port: 0, sessionLockTtlMs: 5000, jobLockDurationMs: 5000, channels, ...(options.turnConcurrency === undefined ? {} : { turnConcurrency: options.turnConcurrency }) });
       services.push(service);
       return service;
     };

@@ -6,6 +6,7 @@
  * Anything that could not be taken (Redis down) is a 503 with `Retry-After`, so Meta sends the
  * webhook again; a redelivered message is dropped by the intake at enqueue.
  */
+import type { ProviderDeliveryStatus } from '../../../src/runtime/inspect/delivery-status.ts';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
@@ -39,6 +40,8 @@ export interface CloudRoutesOptions {
   readonly media: CloudMediaOptions;
   readonly logger: Pick<Logger, 'debug' | 'info' | 'warn'>;
   readonly clock: () => Date;
+  /** Told each status that moved a message forward. Default: nobody. */
+  readonly onStatus?: (report: ProviderDeliveryStatus) => Promise<void>;
 }
 
 function answer(res: ServerResponse, status: number, text: string, headers: Readonly<Record<string, string>> = {}): void {
@@ -67,7 +70,8 @@ async function takeStatus(update: CloudStatusUpdate, options: CloudRoutesOptions
     return;
   }
   if (status.status === 'failed') options.logger.warn({ channel: 'whatsapp', wamid: status.wamid, errors: update.errors }, 'whatsapp: message failed');
-  await options.statuses.record(status);
+  if (!(await options.statuses.record(status))) return;
+  await options.onStatus?.({ channel: 'whatsapp', providerMessageId: status.wamid, status: status.status, at: status.at, ...(status.errorCode === undefined ? {} : { errorCode: status.errorCode }) });
 }
 
 async function takeMessage(message: CloudMessage, change: CloudChange, options: CloudRoutesOptions): Promise<void> {

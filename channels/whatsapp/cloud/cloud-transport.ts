@@ -1,9 +1,12 @@
 /**
  * The Cloud API transport: each `WhatsAppOut` as one Graph API message (`outbound-body.ts`); a
- * medium read from the artifact store and uploaded first. The Cloud API has no idempotency key, so
- * `idempotencyKey` is not sent: the outbound queue's ledger keeps a delivery from being sent twice.
+ * medium read from the artifact store and uploaded first. The Cloud API has no idempotency key and
+ * no list of sent messages: each message carries the delivery's tag (sha256 of `idempotencyKey`)
+ * as `biz_opaque_callback_data`, which Meta returns only in the message's status webhooks. The
+ * outbound queue's ledger keeps a delivery from being sent twice.
  */
 import { DeliveryError } from '../../../queues/delivery-error.ts';
+import { deliveryTag } from '../../../queues/sent-lookup.ts';
 import type { ArtifactStore } from '../../../src/runtime/artifacts/artifact-store.ts';
 import type { WhatsAppMediaOut, WhatsAppOut, WhatsAppTransport } from '../transport.ts';
 import type { GraphClient, GraphMessage } from './graph-client.ts';
@@ -50,8 +53,8 @@ async function bodyOf(out: WhatsAppOut, options: CloudTransportOptions): Promise
 export function createCloudTransport(options: CloudTransportOptions): WhatsAppTransport {
   return {
     via: 'cloud',
-    async send(message) {
-      const id = await options.client.sendMessage(await bodyOf(message, options));
+    async send(message, idempotencyKey) {
+      const id = await options.client.sendMessage({ ...(await bodyOf(message, options)), biz_opaque_callback_data: deliveryTag(idempotencyKey) });
       return { id };
     },
   };

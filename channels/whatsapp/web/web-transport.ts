@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { DeliveryError } from '../../../queues/delivery-error.ts';
 import { duplicateRedis } from '../../../src/runtime/redis/redis-client.ts';
 import type { WhatsAppTransport } from '../transport.ts';
+import { createWebFindSent } from './find-sent.ts';
 import { parseOutboxReply, type OutboxRequest } from './outbox-wire.ts';
 import { webKeys } from './web-keys.ts';
 
@@ -78,6 +79,7 @@ export function createWebTransport(options: WebTransportOptions): WebTransport {
   const blocking = createBlockingPool(redis);
   return {
     via: 'web',
+    findSent: createWebFindSent({ redis, prefix: options.prefix, timeoutMs }),
     async send(message, idempotencyKey) {
       if (message.kind === 'buttons' || message.kind === 'template') {
         throw new DeliveryError(`WhatsApp Web cannot send ${message.kind}; they are for WHATSAPP_MODE=cloud.`, { permanent: true, providerCode: 'unsupported-in-web-mode' });

@@ -3,6 +3,7 @@
  * as much as for typed ones. Schemas and approval policies are compiled elsewhere.
  */
 import { SwitchboardError } from '../errors.ts';
+import { isPersonalDataPath, personalDataSegments } from './personal-data-paths.ts';
 import type { ApprovalPolicy, JsonSchema, RegisteredTool, ToolHandler, ToolInputSchema, UntrustedTurns } from './tool-definition.ts';
 
 /** Anthropic's rule for tool names: 1 to 64 letters, digits, `_` or `-`. */
@@ -31,6 +32,7 @@ export const TOOL_DEFINITION_FIELDS: readonly string[] = [
   'terminal',
   'readsUntrusted',
   'untrustedTurns',
+  'personalData',
 ];
 
 /** Stable ids of the rules, found in `details.rule` of a `tool.invalid_definition` error. */
@@ -54,7 +56,8 @@ export type ToolDefinitionRule =
   | 'tags-strings'
   | 'terminal-boolean'
   | 'reads-untrusted-boolean'
-  | 'untrusted-turns-value';
+  | 'untrusted-turns-value'
+  | 'personal-data-paths';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -85,9 +88,31 @@ function violation(tool: string, rule: ToolDefinitionRule, message: string, extr
 }
 
 /**
+ * The `personalData` paths of a definition: each well formed, its first name `*` or an argument
+ * the input schema declares (when it declares any), so a typo does not leave a field unmasked.
+ */
+function personalDataOf(shown: string, value: unknown, inputSchema: Readonly<Record<string, unknown>>): readonly string[] {
+  const paths = value ?? [];
+  if (!Array.isArray(paths) || !paths.every((path): path is string => typeof path === 'string' && isPersonalDataPath(path))) {
+    throw violation(shown, 'personal-data-paths', 'personalData must be an array of paths such as "email" or "passengers/*/fullName".');
+  }
+  const properties = inputSchema['properties'];
+  if (isRecord(properties)) {
+    const unknown = paths.filter((path) => {
+      const [first = ''] = personalDataSegments(path);
+      return first !== '*' && !Object.hasOwn(properties, first);
+    });
+    if (unknown.length > 0) {
+      throw violation(shown, 'personal-data-paths', `personalData names argument(s) the input schema does not have: ${unknown.map((path) => `"${path}"`).join(', ')}.`, { paths: unknown });
+    }
+  }
+  return Object.freeze([...paths]);
+}
+
+/**
  * Checks `definition` against every structural rule and fills defaults (`routing: 'routed'`,
  * `peerExposed: false`, `tags: []`, `terminal: false`, `requiresApproval: false`,
- * `readsUntrusted: false`, `untrustedTurns: 'approve'`). The schemas are
+ * `readsUntrusted: false`, `untrustedTurns: 'approve'`, `personalData: []`). The schemas are
  * returned as given; the registry replaces them with compiled, frozen copies.
  *
  * @throws SwitchboardError `tool.invalid_definition` on the first broken rule, naming the tool and
@@ -138,6 +163,7 @@ export function normalizeToolDefinition(definition: unknown): RegisteredTool {
   if (!isUntrustedTurns(untrustedTurns)) {
     throw violation(shown, 'untrusted-turns-value', `untrustedTurns must be "approve" or "policy", not ${show(untrustedTurns)}.`);
   }
+  const personalData = personalDataOf(shown, definition['personalData'], inputSchema);
   const peerExposed = definition['peerExposed'] ?? false;
   if (typeof peerExposed !== 'boolean') {
     throw violation(shown, 'peer-exposed-boolean', 'peerExposed must be a boolean.');
@@ -158,6 +184,7 @@ export function normalizeToolDefinition(definition: unknown): RegisteredTool {
     terminal,
     readsUntrusted,
     untrustedTurns,
+    personalData,
   };
 
   const scope = definition['scope'];

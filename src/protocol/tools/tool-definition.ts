@@ -186,6 +186,13 @@ export interface ToolDefinitionBase<TArgs = ToolArgs, TResult = unknown> {
    * `requiresApproval` is not `false`. Default `'approve'`.
    */
   readonly untrustedTurns?: UntrustedTurns;
+  /**
+   * Argument fields that hold personal data, as `/`-separated paths from the arguments' top
+   * (`email`, `passengers/*\/fullName`; `*` is any member or item, and a name met on an array
+   * applies to each item). The service masks them (`•••`) in the `tool_call` log entry and in
+   * captured model calls, and in JSON results wherever the same path appears. Default `[]`.
+   */
+  readonly personalData?: readonly string[];
 }
 
 /**
@@ -252,6 +259,8 @@ export interface RegisteredToolBase<TArgs = ToolArgs, TResult = unknown> {
   readonly readsUntrusted: boolean;
   /** As given; `'approve'` when unset. */
   readonly untrustedTurns: UntrustedTurns;
+  /** As given; `[]` when unset. */
+  readonly personalData: readonly string[];
 }
 
 /** A registered generalist tool. */

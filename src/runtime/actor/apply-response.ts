@@ -1,4 +1,6 @@
+import { approvalRequestedEntry } from '../inspect/approval-entries.ts';
 import type { ModelInputBlock, ModelOutputBlock } from '../model/model-types.ts';
+import type { EmittedPart } from '../session/turn-record.ts';
 import { requestApprovals, requesterOf, type ApprovalGate } from './approval-gate.ts';
 import type { LiveTurn } from './live-turn.ts';
 import type { ModelStep } from './model-step.ts';
@@ -66,13 +68,31 @@ export async function suspendForApprovals(deps: TurnRunnerDeps, gate: ApprovalGa
     emitted: [...rest.emitted, ...requested.parts],
   };
   await deps.store.saveTurn(turn.record);
-  const { sessionId, turnId } = turn.record;
+  const { sessionId, turnId, actor, replyTo } = turn.record;
+  await deps.inspect?.conversations?.markSuspended(sessionId, (deps.now ?? Date.now)());
   for (const part of requested.parts) {
-    await deps.log.append(sessionId, { type: 'part', turnId, actor: turn.record.actor, data: { partId: part.partId, partType: 'approval-request' } });
+    await deps.log.append(sessionId, { type: 'part', turnId, actor, data: { partId: part.partId, partType: 'approval-request' } });
     await deps.output.part(turn.record, part);
     const approvalId = part.part.data?.['approvalId'];
-    if (typeof approvalId === 'string') await gate.announce?.(approvalId, part);
+    if (typeof approvalId !== 'string') continue;
+    const elsewhere = (await gate.announce?.(approvalId, part)) ?? [];
+    await deps.log.append(sessionId, approvalRequestedEntry(requestFacts(part, approvalId, turnId, actor), [replyTo, ...elsewhere]));
   }
-  await deps.log.append(sessionId, { type: 'turn_state', turnId, actor: turn.record.actor, data: { turnState: 'suspended', approvals: turn.record.wait?.ref } });
+  await deps.log.append(sessionId, { type: 'turn_state', turnId, actor, data: { turnState: 'suspended', approvals: turn.record.wait?.ref } });
   await deps.output.state(turn.record, 'suspended', turn.record.actor);
+}
+
+/** What an `approval-request` part says of its request, for the `requested` log entry. */
+function requestFacts(part: EmittedPart, approvalId: string, turnId: string, actor: string): Parameters<typeof approvalRequestedEntry>[0] {
+  const data = part.part.data ?? {};
+  const text = (key: string): string | undefined => (typeof data[key] === 'string' ? data[key] : undefined);
+  const toolCallId = text('toolCallId');
+  const expiresAt = text('expiresAt');
+  const reason = text('reason');
+  return {
+    approvalId, tool: text('toolName') ?? '', turnId, actor,
+    ...(toolCallId === undefined ? {} : { toolCallId }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(reason === undefined ? {} : { reason }),
+  };
 }

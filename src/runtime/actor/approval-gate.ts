@@ -2,7 +2,8 @@ import type { ApprovalRequest } from '../../protocol/parts/approval-parts.ts';
 import { createToolHandlerContext } from '../../protocol/tools/tool-handler-context.ts';
 import { decidedByLabel } from '../approvals/approval-authority.ts';
 import type { ApprovalRecord, ApprovalStore, ChannelIdentity } from '../approvals/approval-types.ts';
-import type { Injection } from '../injection.ts';
+import { approvalExpiredEntry } from '../inspect/approval-entries.ts';
+import type { Destination, Injection } from '../injection.ts';
 import type { ModelInputBlock } from '../model/model-types.ts';
 import type { EmittedPart, PendingApproval, TurnRecord } from '../session/turn-record.ts';
 import type { ApproverPlan } from './approval-policy-config.ts';
@@ -18,9 +19,10 @@ export interface ApprovalGate {
   readonly scheduleExpiry: (approvalId: string, at: Date) => Promise<void>;
   /**
    * Shows the request to approvers outside the turn's own conversation, each on their channel.
-   * Called after the turn is saved as suspended, once per request part.
+   * Called after the turn is saved as suspended, once per request part. Resolves to where it
+   * showed the request (channel and address), for the log.
    */
-  readonly announce?: (approvalId: string, part: EmittedPart) => Promise<void>;
+  readonly announce?: (approvalId: string, part: EmittedPart) => Promise<readonly Destination[]>;
   /**
    * Words for a tool's requests, added to each `approval-request` part's data: `title` (what the
    * tool does) and `deciders` (who may decide, in words). Default: none.
@@ -141,6 +143,7 @@ export async function resolveApprovals(
     if (record?.status === 'pending') {
       const expired = await gate.store.expire(call.approvalId);
       record = expired.record ?? record;
+      if (expired.ok) await deps.log.append(turn.sessionId, approvalExpiredEntry(expired.record));
     }
     if (record?.status !== 'granted') {
       results.push({ type: 'tool_result', tool_use_id: call.toolUseId, is_error: true, content: denial(record, call) });

@@ -2,6 +2,8 @@ import { SwitchboardError } from '../../protocol/errors.ts';
 import { RESPOND_TOOL_NAME } from '../../protocol/respond/respond-schema.ts';
 import { validateRespondCall, type RespondValidation } from '../../protocol/respond/validate-respond-call.ts';
 import type { ModelOutputBlock, ModelRequest, ModelResponse } from '../model/model-types.ts';
+import { maskModelOutput, maskModelRequest, type PersonalDataOf } from '../inspect/mask-model-call.ts';
+import { modelRequestData, modelResponseData } from '../inspect/model-call-entries.ts';
 import type { EmittedPart } from '../session/turn-record.ts';
 import { deadlineSignal } from './deadline-signal.ts';
 import { lockLost, type LiveTurn } from './live-turn.ts';
@@ -25,6 +27,8 @@ export interface ModelStep {
   readonly early: ReadonlySet<string>;
   /** respond() calls already checked while the response streamed, by block index. */
   readonly validated: ReadonlyMap<number, RespondValidation>;
+  /** Estimated cost of the call in USD; absent for a model without a price. */
+  readonly costUsd?: number;
 }
 
 /**
@@ -40,19 +44,43 @@ export async function callModel(scope: TurnScope, actor: ResolvedActor, signal: 
   const early = earlyDelivery(deps, turn, step);
   // A model call that hangs is cut at the turn's deadline, not left to the SDK's own timeout.
   const deadline = deadlineSignal(Date.parse(turn.record.deadlineAt) - now());
+  const started = now();
   let response: ModelResponse;
   try {
     response = await deps.model.create(request, { signal: AbortSignal.any([signal, deadline.signal]), onBlock: early.onBlock });
   } catch (error) {
+    const latencyMs = now() - started;
     await Promise.allSettled(early.deliveries);
-    await failedCall(scope, { step, error, signal, deadline: deadline.signal });
+    await capture(deps, turn, step, request, { error });
+    await failedCall(scope, { step, error, signal, deadline: deadline.signal, latencyMs });
     return undefined;
   } finally {
     deadline.clear();
   }
+  const latencyMs = now() - started;
   await Promise.all(early.deliveries);
-  await logResponse(deps, turn, step, response);
-  return { step, response, early: early.partIds, validated: early.validated };
+  const costUsd = deps.inspect?.costUsd(response.model, response.usage);
+  await capture(deps, turn, step, request, { response });
+  await logResponse(deps, turn, response, { step, latencyMs, costUsd });
+  return { step, response, early: early.partIds, validated: early.validated, ...(costUsd === undefined ? {} : { costUsd }) };
+}
+
+/** The personal-data paths of the registry's tools. */
+function personalDataOf(deps: TurnRunnerDeps): PersonalDataOf {
+  return (toolName) => deps.registry.get(toolName)?.personalData ?? [];
+}
+
+/** Saves the whole call (personal data masked) when capture is on. */
+async function capture(deps: TurnRunnerDeps, turn: LiveTurn, step: number, request: ModelRequest, outcome: { readonly response: ModelResponse } | { readonly error: unknown }): Promise<void> {
+  const store = deps.inspect?.capture;
+  if (store === undefined) return;
+  const masked = personalDataOf(deps);
+  await store.save(turn.record.sessionId, turn.record.turnId, step, {
+    request: maskModelRequest(request, masked),
+    ...('response' in outcome
+      ? { response: { ...outcome.response, content: maskModelOutput(outcome.response.content, masked) } }
+      : { response: null, error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) }),
+  });
 }
 
 /** Builds the model request for the turn as it stands and logs `model_request`. */
@@ -70,19 +98,20 @@ async function logRequest(deps: TurnRunnerDeps, turn: LiveTurn, actor: ResolvedA
     type: 'model_request',
     turnId: record.turnId,
     actor: record.actor,
-    data: { step, model: request.model, messages: request.messages.length, tools: request.tools.map((tool) => tool.name) },
+    data: modelRequestData(step, request, deps.inspect?.capture !== undefined),
   });
   return request;
 }
 
-/** Logs `model_response` for a response that arrived. */
-async function logResponse(deps: TurnRunnerDeps, turn: LiveTurn, step: number, response: ModelResponse): Promise<void> {
+/** Logs `model_response` for a response that arrived: with its blocks (masked) while capture is on. */
+async function logResponse(deps: TurnRunnerDeps, turn: LiveTurn, response: ModelResponse, facts: { readonly step: number; readonly latencyMs: number; readonly costUsd: number | undefined }): Promise<void> {
   const { record } = turn;
+  const content = deps.inspect?.capture === undefined ? undefined : maskModelOutput(response.content, personalDataOf(deps));
   await deps.log.append(record.sessionId, {
     type: 'model_response',
     turnId: record.turnId,
     actor: record.actor,
-    data: { step, id: response.id, stopReason: response.stopReason, usage: response.usage, blocks: response.content.map((block) => block.type === 'text' ? 'text' : block.name) },
+    data: modelResponseData(response, { ...facts, ...(content === undefined ? {} : { content }) }),
   });
 }
 
@@ -128,14 +157,14 @@ function aborted(signal: AbortSignal): boolean {
  */
 async function failedCall(
   { deps, turn, end }: TurnScope,
-  failure: { readonly step: number; readonly error: unknown; readonly signal: AbortSignal; readonly deadline: AbortSignal },
+  failure: { readonly step: number; readonly error: unknown; readonly signal: AbortSignal; readonly deadline: AbortSignal; readonly latencyMs: number },
 ): Promise<void> {
-  const { step, error, signal, deadline } = failure;
+  const { step, error, signal, deadline, latencyMs } = failure;
   const { sessionId, turnId, actor } = turn.record;
   if (aborted(signal)) throw lockLost(sessionId, error);
   if (aborted(deadline)) return end.fail('deadline', DEADLINE_TEXT);
   const coded = error instanceof SwitchboardError ? error : undefined;
-  await deps.log.append(sessionId, { type: 'model_response', turnId, actor, data: { step, error: coded?.message ?? String(error) } });
+  await deps.log.append(sessionId, { type: 'model_response', turnId, actor, data: { step, error: coded?.message ?? String(error), latencyMs } });
   const userMessage = coded?.details['userMessage'];
   await end.fail('model_failed', typeof userMessage === 'string' ? userMessage : MODEL_FAILED_TEXT);
 }

@@ -60,6 +60,7 @@ async function resumeAfterApprovals(scope: TurnScope, gate: ApprovalGate): Promi
     ...(untrustedReads === undefined ? {} : { untrustedReads }),
   };
   await deps.store.saveTurn(turn.record);
+  await deps.inspect?.conversations?.markResumed(record.sessionId, now());
   await deps.log.append(record.sessionId, { type: 'turn_resumed', turnId: record.turnId, actor: turn.record.actor, data: { after: 'approvals', approvals: resolved.results.length } });
   return undefined;
 }

@@ -1,5 +1,7 @@
 import type { RegisteredTool, ToolArgs, ToolHandlerContext } from '../../protocol/tools/tool-definition.ts';
 import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
+import { maskPersonalData } from '../inspect/personal-data.ts';
+import { toolCallData, type ToolCallFacts } from '../inspect/tool-call-entry.ts';
 import type { ModelInputBlock } from '../model/model-types.ts';
 import type { ToolRouter } from '../router/tool-router.ts';
 import type { EventLog } from '../session/event-log.ts';
@@ -97,9 +99,14 @@ export async function runToolCall(
     await logEntry('protocol_violation', { kind: 'invalid_arguments', tool: tool.name, issues: args.issues });
     return errorResult(call.id, args.message);
   }
+  // What every tool_call entry of this call says (see tool-call-entry.ts).
+  const facts = (rest: Pick<ToolCallFacts, 'durationMs' | 'outcome'> & Partial<ToolCallFacts>): Record<string, unknown> => {
+    const approvalId = context.approvalDecision?.approvalId;
+    return toolCallData({ callId: context.callId ?? call.id, toolUseId: call.id, tool, args: args.value, ...(approvalId === undefined ? {} : { approvalId }), ...rest });
+  };
   const approval = gateTaintedTurn(tool, await deps.registry.evaluateApproval(tool.name, args.value, context), untrustedReads);
   if (approval.required && context.approvalDecision?.decision !== 'granted') {
-    await logEntry('tool_call', { tool: tool.name, outcome: 'approval_required', reason: approval.reason });
+    await logEntry('tool_call', facts({ durationMs: 0, outcome: 'approval_required', reason: approval.reason }));
     return { ...errorResult(call.id, `"${tool.name}" is waiting for a person's approval.`), approvalRequired: { args: args.value, reason: approval.reason } };
   }
 
@@ -109,18 +116,18 @@ export async function runToolCall(
     output = tool.routing === 'bypass' ? await tool.handler(args.value, context) : await deps.router.dispatch(tool, args.value, context);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await logEntry('tool_call', { tool: tool.name, scope: tool.scope, routing: tool.routing, durationMs: deps.now() - started, outcome: 'error', error: message });
+    await logEntry('tool_call', facts({ durationMs: deps.now() - started, outcome: 'error', error: message }));
     return errorResult(call.id, `The tool "${tool.name}" failed: ${message}`);
   }
   const durationMs = deps.now() - started;
   const checked = deps.registry.validateOutput(tool.name, output);
   const content = typeof output === 'string' ? output : JSON.stringify(output ?? null);
-  const record = { tool: tool.name, scope: tool.scope, routing: tool.routing, durationMs, outcome: checked.ok ? 'ok' : 'invalid_output' };
-  await logEntry('tool_call', record);
+  const outcome = checked.ok ? 'ok' : 'invalid_output';
+  await logEntry('tool_call', facts({ durationMs, outcome, result: content, ...(checked.ok ? {} : { error: checked.message }) }));
   if (tool.scope === 'specialist') {
     await logEntry('specialist_execution', {
-      ...record,
-      args: args.value,
+      tool: tool.name, scope: tool.scope, routing: tool.routing, durationMs, outcome,
+      args: maskPersonalData(args.value, tool.personalData),
       result: content.length > RECORDED_RESULT_CHARS ? `${content.slice(0, RECORDED_RESULT_CHARS)}…` : content,
       ...(tool.routing === 'bypass' ? { bypassReason: tool.bypassRouting.reason } : {}),
     });

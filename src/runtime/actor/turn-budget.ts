@@ -1,4 +1,5 @@
-import type { BudgetedTurn } from '../budgets/turn-budgets.ts';
+import { usageTokens, type BudgetedTurn } from '../budgets/turn-budgets.ts';
+import { toMicros } from '../inspect/model-prices.ts';
 import type { ModelUsage } from '../model/model-types.ts';
 import type { LiveTurn } from './live-turn.ts';
 import type { TurnScope } from './turn-end.ts';
@@ -22,7 +23,13 @@ export async function refusedByBudget({ deps, turn, end, now }: TurnScope): Prom
   return true;
 }
 
-/** Counts one model call of the turn, and its usage, against the budgets. */
-export async function countModelCall({ deps, turn, now }: TurnScope, usage: ModelUsage): Promise<void> {
-  await deps.budgets?.record(budgetedTurn(turn), usage, now());
+/**
+ * Counts one model call of the turn, its usage and estimated cost (USD; `undefined` when unknown),
+ * against the budgets, and adds them to what the turn spent (`spent` of its record).
+ */
+export async function countModelCall({ deps, turn, now }: TurnScope, usage: ModelUsage, costUsd: number | undefined): Promise<void> {
+  const costMicros = costUsd === undefined ? 0 : toMicros(costUsd);
+  const spent = turn.record.spent ?? { tokens: 0, costMicros: 0 };
+  turn.record = { ...turn.record, spent: { tokens: spent.tokens + usageTokens(usage), costMicros: spent.costMicros + costMicros } };
+  await deps.budgets?.record(budgetedTurn(turn), usage, now(), costMicros);
 }

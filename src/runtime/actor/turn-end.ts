@@ -1,3 +1,4 @@
+import { turnSettlement } from '../inspect/turn-settlement.ts';
 import type { EmittedPart } from '../session/turn-record.ts';
 import type { LiveTurn } from './live-turn.ts';
 import { trimJoinedHistory } from './model-request.ts';
@@ -10,8 +11,8 @@ const DEFAULT_HISTORY_TOKEN_BUDGET = 60_000;
 export interface TurnEnd {
   /**
    * Settles the turn in `turnState`: saves the record, tells the output, stores the new history
-   * (trimmed to twice the actor's `historyTokenBudget`, default 60 000 tokens) and logs
-   * `turn_settled`.
+   * (trimmed to twice the actor's `historyTokenBudget`, default 60 000 tokens) with the
+   * conversation index's summary, and logs `turn_settled`.
    */
   finish(turnState: string): Promise<void>;
   /**
@@ -50,7 +51,9 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
     await deps.log.append(record.sessionId, { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } });
     await deps.log.flush?.(record.sessionId);
     const budget = deps.actors.get(record.actor)?.config.limits.historyTokenBudget ?? DEFAULT_HISTORY_TOKEN_BUDGET;
-    turn.waitingAfter = await deps.store.finishTurn(record, trimJoinedHistory(turn.history, record.messages, budget * 2));
+    // The conversation index takes the settlement in the same script as the history.
+    const settlement = turnSettlement(record, turn.inbox, turnState, (deps.now ?? Date.now)(), deps.inspect?.redactText);
+    turn.waitingAfter = await deps.store.finishTurn(record, trimJoinedHistory(turn.history, record.messages, budget * 2), settlement);
   };
   const fail = async (reason: string, text: string): Promise<void> => {
     const { sessionId, turnId, actor, step } = turn.record;

@@ -2,6 +2,7 @@ import type { PartTypeRegistry } from '../../protocol/parts/part-type-registry.t
 import type { ToolRegistry } from '../../protocol/tools/tool-registry.ts';
 import type { TurnStateRegistry } from '../../protocol/turn-states/turn-state-registry.ts';
 import type { TurnBudgets } from '../budgets/turn-budgets.ts';
+import type { TurnInspection } from '../inspect/turn-inspection.ts';
 import type { ModelClient, ModelTool } from '../model/model-types.ts';
 import type { ToolRouter } from '../router/tool-router.ts';
 import type { EventLog } from '../session/event-log.ts';
@@ -11,6 +12,7 @@ import type { MidTurnMode } from './actor-config.ts';
 import type { ApprovalGate } from './approval-gate.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
 import type { TurnOutput } from './turn-output.ts';
+import type { MissedMessage } from './undelivered-notice.ts';
 
 /** Everything a turn needs; all passed in. */
 export interface TurnRunnerDeps {
@@ -55,4 +57,16 @@ export interface TurnRunnerDeps {
    * model call's usage counted. Unset: nothing is limited or counted.
    */
   readonly budgets?: TurnBudgets;
+  /**
+   * Takes (and forgets) the messages of the session's earlier turns that were given up with an
+   * unknown outcome, so the turn's first model call is told about them (`undelivered-notice.ts`).
+   * Asked once per turn. Unset: nothing is asked.
+   */
+  readonly takeUndelivered?: (sessionId: string) => Promise<readonly MissedMessage[]>;
+  /**
+   * What the inspector records beside the log (`src/runtime/inspect/`): each model call's cost,
+   * whole calls while capture is on, suspensions in the conversation index. Unset: calls cost 0
+   * (logged `priced: false`) and nothing more is recorded.
+   */
+  readonly inspect?: TurnInspection;
 }

@@ -35,7 +35,7 @@ async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: 
   const now = deps.now ?? Date.now;
   for (;;) {
     if (signal.aborted) throw lockLost(sessionId);
-    const progress = await deps.store.beginTurn(sessionId, (first) => newTurnRecord(deps, sessionId, first, now()));
+    const progress = await deps.store.beginTurn(sessionId, (first) => newTurnRecord(deps, sessionId, first, now()), now());
     if (progress === undefined) return;
     if (progress.record.status === 'waiting' && progress.record.pendingApprovals === undefined && !(await deps.stopRequested?.(progress.record))) {
       const until = progress.record.wait === undefined ? 0 : Date.parse(progress.record.wait.until);
@@ -90,7 +90,7 @@ async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSigna
     if (await refusedByBudget(scope)) return 'settled';
     const call = await callModel(scope, actor, signal);
     if (call === undefined) return 'settled';
-    await countModelCall(scope, call.response.usage);
+    await countModelCall(scope, call.response.usage, call.costUsd);
     const outcome = await applyResponse(deps, turn, actor, now, call);
     if (outcome.awaitingApproval.length > 0 && deps.approvals !== undefined) {
       await suspendForApprovals(deps, deps.approvals, turn, call.step, outcome);

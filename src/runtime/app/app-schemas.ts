@@ -72,6 +72,16 @@ const whatsAppTemplate = {
   },
 };
 
+const sendRate = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['max', 'perSeconds'],
+  properties: {
+    max: { type: 'integer', minimum: 1, description: 'the most sends in the window, a whole number from 1' },
+    perSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 86400, description: 'the window in seconds, above 0 and at most 86400' },
+  },
+};
+
 const channelRoute = {
   type: 'object',
   additionalProperties: false,
@@ -86,6 +96,11 @@ const channelRoute = {
       type: 'object',
       additionalProperties: false,
       properties: { approval: whatsAppTemplate, notice: whatsAppTemplate },
+    },
+    sendLimits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { perConversation: sendRate, perChannel: sendRate, concurrency: { type: 'integer', minimum: 1, maximum: 64, description: 'sends in flight at once per worker, from 1 to 64' } },
     },
   },
 };
@@ -204,6 +219,25 @@ const budgets = {
   },
 };
 
+/** A model's price in US dollars per million tokens (see `src/runtime/inspect/model-prices.ts`). */
+const modelPrice = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['input', 'output'],
+  properties: Object.fromEntries(['input', 'output', 'cacheRead', 'cacheWrite'].map((name) => [name, { type: 'number', minimum: 0, description: 'US dollars per million tokens, 0 or more' }])),
+};
+
+/** What the inspector keeps (`inspect:`): whole model calls or not, for how long, and the prices of models. */
+const inspect = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    capture: { type: 'boolean' },
+    retentionDays: { type: 'integer', minimum: 1, maximum: 365, description: 'a whole number of days from 1 to 365' },
+    prices: { type: 'object', additionalProperties: modelPrice },
+  },
+};
+
 /** The schema of `switchboard.yaml`. */
 export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
   type: 'object',
@@ -222,6 +256,7 @@ export const SWITCHBOARD_FILE_SCHEMA: Record<string, unknown> = {
     schedules: { type: 'array', items: schedule },
     peers: { type: 'array', items: peer },
     budgets,
+    inspect,
     models: {
       type: 'object',
       additionalProperties: false,

@@ -58,6 +58,28 @@ export interface ChannelRoute {
    * with a clear error instead of free text that Meta would reject.
    */
   readonly templates?: { readonly approval?: WhatsAppTemplate; readonly notice?: WhatsAppTemplate };
+  /**
+   * Provider channels only (SMS, Slack, WhatsApp, email): how fast the service sends, for an
+   * account whose provider allows more (or less) than the channel's defaults. Absent: the
+   * channel's own limits, modelled on its provider's documented ones.
+   */
+  readonly sendLimits?: SendLimits;
+}
+
+/** A sending rate: at most `max` sends in any `perSeconds` seconds. */
+export interface SendRate {
+  readonly max: number;
+  readonly perSeconds: number;
+}
+
+/** `channels.<id>.sendLimits` of `switchboard.yaml`. */
+export interface SendLimits {
+  /** Per destination (an SMS number, a Slack channel, a WhatsApp contact). */
+  readonly perConversation?: SendRate;
+  /** The whole channel (a sender number, a workspace, a phone number id), across every worker. */
+  readonly perChannel?: SendRate;
+  /** Queued sends in flight at once per worker process (order per destination is kept). */
+  readonly concurrency?: number;
 }
 
 /** An approved WhatsApp message template, by name and language code (`en`, `en_US`). */
@@ -293,6 +315,8 @@ export interface SwitchboardConfig {
     readonly deployment?: BudgetLimitsFile;
     readonly turnsPerMinute?: number | 'unlimited';
   };
+  /** What the inspector keeps; see {@link InspectFile}. */
+  readonly inspect?: InspectFile;
   readonly peers?: readonly {
     readonly id: string;
     readonly name: string;
@@ -303,6 +327,22 @@ export interface SwitchboardConfig {
     readonly actor?: string;
     readonly timeoutSeconds?: number;
   }[];
+}
+
+/**
+ * `inspect:` of `switchboard.yaml`: what the inspector keeps beside the event log (see
+ * docs/operations.md, "What the inspector keeps").
+ */
+export interface InspectFile {
+  /**
+   * Whether whole model calls (request and response) are kept. Default: on when `npm start` runs
+   * its own Redis (development), off when `REDIS_URL` is set (production).
+   */
+  readonly capture?: boolean;
+  /** How long kept model calls live, in days (1 to 365). Default 7. */
+  readonly retentionDays?: number;
+  /** Model prices that replace or add to the built-in table, in US dollars per million tokens. */
+  readonly prices?: Readonly<Record<string, { readonly input: number; readonly output: number; readonly cacheRead?: number; readonly cacheWrite?: number }>>;
 }
 
 /** A surface template of the app's `surfaces/` folder. */

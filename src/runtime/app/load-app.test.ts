@@ -168,7 +168,17 @@ describe('switchboard.yaml problems', () => {
     expect(at('approvals[0].expiresInMinutes')).toBe('must be >= 1');
   });
 
-  it('checks that actors named in entryActor and channels exist', async () => {
+  it('reads a channel\'s send limits and names what is wrong in them', async () => {
+    const app = await load(withSwitchboard({ channels: { slack: { sendLimits: { perConversation: { max: 5, perSeconds: 3 }, concurrency: 16 } } } }));
+    expect(app.channels.slack.sendLimits).toEqual({ perConversation: { max: 5, perSeconds: 3 }, concurrency: 16 });
+    const problems = await appProblems(load(withSwitchboard({ channels: { sms: { sendLimits: { perChannel: { max: 0, perSeconds: 1 }, concurrency: 100, burst: 3 } } } })));
+    const at = (field: string): string | undefined => problems.find((problem) => problem.field === field)?.message;
+    expect(at('channels.sms.sendLimits.perChannel.max')).toBe('must be >= 1');
+    expect(at('channels.sms.sendLimits.concurrency')).toBe('must be <= 64');
+    expect(at('channels.sms.sendLimits.burst')).toContain('is not a known key');
+  });
+
+    it('checks that actors named in entryActor and channels exist', async () => {
     const problems = await appProblems(load(withSwitchboard({ entryActor: 'nobody', channels: { sms: { actor: 'ghost' } } })));
     expect(problems).toEqual([
       { file: 'switchboard.yaml', field: 'entryActor', message: '"nobody" is not an actor of this app. Actors: helper, writer' },

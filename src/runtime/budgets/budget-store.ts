@@ -5,9 +5,9 @@
  * half of another's update.
  *
  * Keys (`<p>` the prefix): `<p>:budget:<scope>:<id>:d:<YYYY-MM-DD>` and `…:m:<YYYY-MM>` (hashes of
- * `tokens` and `calls`; the deployment's id is `all`), `<p>:budget:top:<scope>:d:<YYYY-MM-DD>`
- * (senders and conversations of the day by tokens) — each expiring an hour after its period ends —
- * and `<p>:budget:rate:<sender>` (a sorted set of turn ids by start time, expiring after a window
+ * `tokens` and `calls`, a sender's and the deployment's day also `costMicros`; the deployment's id is
+ * `all`), `<p>:budget:top:<scope>:d:<YYYY-MM-DD>` (senders and conversations of the day by tokens) —
+ * each expiring an hour after its period ends — and `<p>:budget:rate:<sender>` (a sorted set of turn ids by start time, expiring after a window
  * without a new turn). On a Redis Cluster the prefix is a hash tag, so every key shares its slot.
  */
 import type { Redis } from 'ioredis';
@@ -28,6 +28,12 @@ export const DEPLOYMENT_ID = 'all';
 export interface BudgetUsage {
   readonly tokens: number;
   readonly calls: number;
+  /**
+   * Estimated cost of those calls in whole micro-dollars (`src/runtime/inspect/model-prices.ts`),
+   * counted on the day counters of senders and the deployment only (a month or a conversation
+   * reads none: the conversation index has each conversation's). Default 0.
+   */
+  readonly costMicros?: number;
 }
 
 /** One scope's counters and the limits they are checked against. */
@@ -126,24 +132,35 @@ redis.call('PEXPIRE', key, window)
 return { 0 }`);
 
 /**
- * KEYS: each scope's day and month hashes, then the day's top sets. ARGV: tokens, calls, the day's
- * and the month's expiry (seconds since the epoch), then each top set's member.
+ * KEYS: each scope's day and month hashes, then the day's top sets. ARGV: tokens, calls (at least
+ * 1), the day's and the month's expiry (seconds since the epoch), the cost in micro-dollars (added
+ * to `costMicros` of the day hashes when above 0), which scopes take the cost (`1` or `0` per
+ * scope, in order), then each top set's member. A
+ * counter gets its expiry when this write created it (its count is this write's), and the day's top
+ * sets when a day counter was created (a new sender or conversation of the day, or a new day), so
+ * a busy counter costs its increments only.
  */
 const RECORD_SCRIPT = defineScript(`
-local tops = #ARGV - 4
+local tops = #ARGV - 6
 local scopes = (#KEYS - tops) / 2
+local calls = tonumber(ARGV[2])
+local cost = tonumber(ARGV[5])
+local newDay = false
 for i = 1, scopes do
   for p = 1, 2 do
     local key = KEYS[(i - 1) * 2 + p]
     redis.call('HINCRBY', key, 'tokens', ARGV[1])
-    redis.call('HINCRBY', key, 'calls', ARGV[2])
-    redis.call('EXPIREAT', key, ARGV[2 + p])
+    if p == 1 and cost > 0 and string.sub(ARGV[6], i, i) == '1' then redis.call('HINCRBY', key, 'costMicros', cost) end
+    if redis.call('HINCRBY', key, 'calls', calls) == calls then
+      redis.call('EXPIREAT', key, ARGV[2 + p])
+      if p == 1 then newDay = true end
+    end
   end
 end
 for t = 1, tops do
   local key = KEYS[scopes * 2 + t]
-  redis.call('ZINCRBY', key, ARGV[1], ARGV[4 + t])
-  redis.call('EXPIREAT', key, ARGV[3])
+  redis.call('ZINCRBY', key, ARGV[1], ARGV[6 + t])
+  if newDay then redis.call('EXPIREAT', key, ARGV[3]) end
 end
 return 1`);
 
@@ -159,8 +176,10 @@ function limitArg(limits: BudgetLimits, period: BudgetPeriod, measure: BudgetMea
   return value ?? -1;
 }
 
+/** The usage of an `HMGET … tokens calls costMicros` reply (`costMicros` only when some was counted). */
 function usageOf(reply: readonly (string | null)[]): BudgetUsage {
-  return { tokens: Number(reply[0] ?? 0), calls: Number(reply[1] ?? 0) };
+  const costMicros = Number(reply[2] ?? 0);
+  return { tokens: Number(reply[0] ?? 0), calls: Number(reply[1] ?? 0), ...(costMicros > 0 ? { costMicros } : {}) };
 }
 
 /** A {@link BudgetStore} on `options.redis`. */
@@ -192,18 +211,20 @@ export function createBudgetStore(options: BudgetStoreOptions): BudgetStore {
       const tops = scopes.filter((scoped) => scoped.scope !== 'deployment');
       const keys = [...counterKeys(scopes, at), ...tops.map(({ scope }) => topKey(scope, at))];
       const expiries = PERIODS.map((period) => Math.ceil(periodWindow(period, at).endsAt / 1000) + GRACE_SECONDS);
-      await runScript(redis, RECORD_SCRIPT, keys, [usage.tokens, usage.calls, ...expiries, ...tops.map(({ id }) => id)]);
+      // Cost per sender and for the deployment; each conversation's is in the conversation index.
+      const costed = scopes.map(({ scope }) => (scope === 'conversation' ? '0' : '1')).join('');
+      await runScript(redis, RECORD_SCRIPT, keys, [usage.tokens, usage.calls, ...expiries, Math.max(0, Math.round(usage.costMicros ?? 0)), costed, ...tops.map(({ id }) => id)]);
     },
 
     async usage(scope, id, at) {
-      const [day, month] = await Promise.all(PERIODS.map((period) => redis.hmget(counterKey(scope, id, period, at), 'tokens', 'calls')));
+      const [day, month] = await Promise.all(PERIODS.map((period) => redis.hmget(counterKey(scope, id, period, at), 'tokens', 'calls', 'costMicros')));
       return { day: usageOf(day ?? []), month: usageOf(month ?? []) };
     },
 
     async topToday(scope, at, count) {
       const flat = await redis.zrevrange(topKey(scope, at), 0, count - 1, 'WITHSCORES');
       const ids = flat.filter((_, index) => index % 2 === 0);
-      const counters = await Promise.all(ids.map((id) => redis.hmget(counterKey(scope, id, 'day', at), 'tokens', 'calls')));
+      const counters = await Promise.all(ids.map((id) => redis.hmget(counterKey(scope, id, 'day', at), 'tokens', 'calls', 'costMicros')));
       return ids.map((id, index) => ({ id, ...usageOf(counters[index] ?? []) }));
     },
   };

@@ -43,8 +43,8 @@ export interface BudgetRefusal {
 export interface TurnBudgets {
   /** At `at` (ms since the epoch): `undefined` when the new turn may call the model, else why not. */
   admit(turn: BudgetedTurn, at: number): Promise<BudgetRefusal | undefined>;
-  /** Counts one model call of the turn and its usage. */
-  record(turn: BudgetedTurn, usage: ModelUsage, at: number): Promise<void>;
+  /** Counts one model call of the turn, its usage and its estimated cost (whole micro-dollars; default 0). */
+  record(turn: BudgetedTurn, usage: ModelUsage, at: number, costMicros?: number): Promise<void>;
 }
 
 /** Options of {@link createTurnBudgets}. */
@@ -132,10 +132,10 @@ export function createTurnBudgets(options: TurnBudgetsOptions): TurnBudgets {
       options.onRefused?.(reason);
       return { reason, text: refusalText(admission, at) };
     },
-    async record(turn, usage, at) {
+    async record(turn, usage, at, costMicros = 0) {
       const sender = budgetSender(turn.first);
       const tokens = usageTokens(usage);
-      await store.record(scopesOf(turn, sender), { tokens, calls: 1 }, at);
+      await store.record(scopesOf(turn, sender), { tokens, calls: 1, costMicros }, at);
       options.onCounted?.(sender.kind, tokens);
     },
   };

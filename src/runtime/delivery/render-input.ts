@@ -16,6 +16,13 @@ export type RenderInput =
       readonly actor?: string;
       /** `true` when the turn settled in `turnState` (its last event); absent for a state it goes on from. */
       readonly settled?: true;
+      /**
+       * On a channel whose live signals are paced (see `live-signals.ts`): whether a signal (a
+       * status) the turn showed may still be showing, i.e. none of its messages followed it. A
+       * channel whose provider clears a status when a message is posted need not clear it when
+       * this is `false`. Absent on other channels.
+       */
+      readonly signalShowing?: boolean;
     }
   | {
       readonly type: 'envelope';

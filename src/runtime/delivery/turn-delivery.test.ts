@@ -194,3 +194,52 @@ describe('turn delivery of an approval request', () => {
     expect(await deliveredTo({ allowRequester: false, approvers: [{ ...requester, personId: 'ada' }] })).toMatchObject({ type: 'approval-request', mayDecide: true });
   });
 });
+
+describe('turn delivery: live signals on a provider channel', () => {
+  function paced(delayMs: number): { output: ReturnType<typeof createTurnDelivery>; sent: Delivery[] } {
+    const sent: Delivery[] = [];
+    const output = createTurnDelivery({
+      partTypes,
+      log,
+      channels: new Map([['slack', { deliveryClass: 'streaming' as const, signalDelayMs: delayMs, deliver: (delivery: Delivery) => { sent.push(delivery); return Promise.resolve(); } }]]),
+      settle: createSettlement({ partTypes, turnStates: createTurnStateRegistry(), surfaces: createSurfaceTemplateRegistry() }),
+    });
+    return { output, sent };
+  }
+  const kinds = (sent: readonly Delivery[]): string[] =>
+    sent.map(({ payload }) => (payload.type === 'part' ? payload.part.metadata.partType : payload.type === 'turn' ? `turn:${String(payload.signalShowing)}` : payload.type));
+
+  it('a quick turn sends its answer only: the held ack is dropped and the settled state says no status shows', async () => {
+    const { output, sent } = paced(60_000);
+    const record = { ...turn('slack', [ack, answer]), startedAt: new Date().toISOString() };
+    await output.part(record, ack);
+    expect(sent).toEqual([]);
+    await output.part(record, answer);
+    await output.settle(record, 'complete');
+    expect(kinds(sent)).toEqual(['response', 'domain-data', 'turn:false']);
+  });
+
+  it('a turn that runs past the delay shows its latest signal, and the settled state clears a status no message followed', async () => {
+    const { output, sent } = paced(40);
+    const record = { ...turn('slack', [ack]), startedAt: new Date().toISOString() };
+    const thinking = emit('turn_1.0.0.1', { text: 'Comparing fares.', metadata: { partType: 'thinking' } }, 'awaiting');
+    await output.part(record, ack);
+    await output.part(record, thinking);
+    await expect.poll(() => kinds(sent)).toEqual(['thinking']);
+    await output.state(record, 'awaiting', 'concierge');
+    expect(kinds(sent).at(-1)).toBe('turn:true');
+    await output.part(record, answer);
+    await output.state(record, 'awaiting', 'concierge');
+    expect(kinds(sent).slice(-2)).toEqual(['response', 'turn:false']);
+  });
+
+  it('an old turn (resumed, or past the delay) sends its signal at once; without memory the record decides', async () => {
+    const { output, sent } = paced(1000);
+    const record = { ...turn('slack', [answer, ack]), startedAt: '2026-11-22T10:00:00Z' };
+    await output.part(record, ack);
+    expect(kinds(sent)).toEqual(['ack']);
+    const other = paced(1000);
+    await other.output.state(record, 'awaiting', 'concierge');
+    expect(kinds(other.sent)).toEqual(['turn:true']);
+  });
+});

@@ -7,6 +7,7 @@ import type { TurnOutput } from '../actor/turn-output.ts';
 import { mayDecide } from '../approvals/approval-authority.ts';
 import type { ApprovalStore } from '../approvals/approval-types.ts';
 import type { Destination } from '../injection.ts';
+import { createLiveSignalPacer, type LiveSignalPacer } from './live-signals.ts';
 import type { RenderInput } from './render-input.ts';
 import type { EventLog } from '../session/event-log.ts';
 import type { EmittedPart, TurnRecord } from '../session/turn-record.ts';
@@ -47,6 +48,13 @@ export interface ChannelDelivery {
    * in order; external providers enqueue on their outbound queue.
    */
   readonly deliver: (delivery: Delivery) => Promise<void>;
+  /**
+   * For a streaming channel that sends through a provider: live signals (parts a buffered
+   * transport drops, e.g. `ack` shown as a status) are held until the turn has run this long, in
+   * milliseconds, and dropped when a message of the turn goes first (see `live-signals.ts`).
+   * Default: sent at once.
+   */
+  readonly signalDelayMs?: number;
 }
 
 /** The parts of a settled turn for a buffered channel, or for a streaming channel's last flush. */
@@ -92,6 +100,8 @@ export interface TurnDeliveryOptions {
    * Default: none, and the part is rendered as a part.
    */
   readonly approvals?: Pick<ApprovalStore, 'get'>;
+  /** Receives the errors of held live signals sent later (they have no caller). Default: ignored. */
+  readonly onError?: (error: Error) => void;
 }
 
 function destinationKey(destination: Destination): string {
@@ -129,6 +139,28 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
     await log.append(turn.sessionId, { type: 'delivery', turnId: turn.turnId, data: { channel: turn.replyTo.channel, key: delivery.idempotencyKey } });
   };
 
+  const pacers = new Map<string, LiveSignalPacer>();
+  const pacerOf = (channelId: string, channel: ChannelDelivery): LiveSignalPacer | undefined => {
+    if (channel.signalDelayMs === undefined) return undefined;
+    let pacer = pacers.get(channelId);
+    if (pacer === undefined) {
+      pacer = createLiveSignalPacer({ delayMs: channel.signalDelayMs, onError: options.onError ?? (() => undefined) });
+      pacers.set(channelId, pacer);
+    }
+    return pacer;
+  };
+  /** A live signal: a part sent at once on a streaming transport that a buffered one drops. */
+  const isSignal = (part: Part): boolean => {
+    const rules = partTypes.get(part.metadata.partType)?.deliveryRules;
+    return rules?.buffered === 'drop' && (rules.streaming === 'flush' || rules.streaming === 'stream');
+  };
+  /** Without the pacer's memory (a resumed turn): whether the last part the turn sent at once was a signal. */
+  const endsOnSignal = (turn: TurnRecord): boolean => {
+    const sent = turn.emitted.filter(({ part }) => immediate('streaming', part));
+    const last = sent.at(-1);
+    return last !== undefined && isSignal(last.part);
+  };
+
   const immediate = (deliveryClass: DeliveryClass, part: Part): boolean => {
     const rules = partTypes.get(part.metadata.partType)?.deliveryRules;
     if (rules === undefined) return false;
@@ -158,15 +190,23 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
         });
       }
       if (reason !== undefined) return;
-      await send(turn, { idempotencyKey: `${emitted.partId}|${destinationKey(turn.replyTo)}`, payload: await partInput(turn, emitted) });
+      const delivery = async (): Promise<void> => {
+        await send(turn, { idempotencyKey: `${emitted.partId}|${destinationKey(turn.replyTo)}`, payload: await partInput(turn, emitted) });
+      };
+      const pacer = pacerOf(turn.replyTo.channel, channel);
+      if (pacer !== undefined && isSignal(emitted.part)) return pacer.signal(turn, delivery);
+      await pacer?.message(turn.turnId);
+      await delivery();
     },
 
     async state(turn: TurnRecord, turnState: string, actor: string) {
       const channel = channels.get(turn.replyTo.channel);
       if (channel?.deliveryClass !== 'streaming') return;
+      const pacer = pacerOf(turn.replyTo.channel, channel);
+      const showing = pacer === undefined ? undefined : (pacer.showing(turn.turnId) ?? endsOnSignal(turn));
       await send(turn, {
         idempotencyKey: `${turn.turnId}.state.${turn.step}.${turnState}|${destinationKey(turn.replyTo)}`,
-        payload: { type: 'turn', turnId: turn.turnId, turnState, actor },
+        payload: { type: 'turn', turnId: turn.turnId, turnState, actor, ...(showing === undefined ? {} : { signalShowing: showing }) },
       });
     },
 
@@ -178,6 +218,10 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
         await log.append(turn.sessionId, { type: 'llm_context', turnId: turn.turnId, data: settlement.llmContext });
       }
       if (channel.deliveryClass === 'streaming') {
+        const pacer = pacerOf(turn.replyTo.channel, channel);
+        if (settlement.parts.length > 0) await pacer?.message(turn.turnId);
+        const showing = pacer === undefined ? undefined : (pacer.showing(turn.turnId) ?? endsOnSignal(turn));
+        pacer?.forget(turn.turnId);
         for (const { partId, part } of settlement.parts) {
           await send(turn, {
             idempotencyKey: `${partId}|${destinationKey(turn.replyTo)}`,
@@ -186,7 +230,7 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
         }
         await send(turn, {
           idempotencyKey: `${turn.turnId}.settled|${destinationKey(turn.replyTo)}`,
-          payload: { type: 'turn', turnId: turn.turnId, turnState, actor: turn.actor, settled: true },
+          payload: { type: 'turn', turnId: turn.turnId, turnState, actor: turn.actor, settled: true, ...(showing === undefined ? {} : { signalShowing: showing }) },
         });
         return;
       }

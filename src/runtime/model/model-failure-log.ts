@@ -20,6 +20,8 @@ export interface ModelFailureLogOptions {
   readonly everyMs?: number;
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
+  /** Removes secrets from the failure's words before they are logged (a `Redactor`'s `text`). Default: logged as they are. */
+  readonly redact?: (text: string) => string;
 }
 
 /** The kind of a failed model call: `details.kind` of a `model.failed` error, else `other`. */
@@ -43,7 +45,8 @@ export function logModelFailures(client: ModelClient, options: ModelFailureLogOp
       return;
     }
     const status = error instanceof SwitchboardError ? error.details['status'] : undefined;
-    const reason = error instanceof Error ? error.message : String(error);
+    const said = error instanceof Error ? error.message : String(error);
+    const reason = options.redact === undefined ? said : options.redact(said);
     options.warn({ kind, host, ...(status === undefined ? {} : { status }), ...(seen === undefined || seen.suppressed === 0 ? {} : { moreSinceLastWarning: seen.suppressed }), reason }, `model call failed: ${kind} (${host})`);
     last.set(kind, { at: now(), suppressed: 0 });
   };

@@ -28,6 +28,18 @@ export type EventLogType =
    * and `reason` or `released` (held messages let through ahead of it) when there is one.
    */
   | 'sender_policy'
+  /**
+   * An approval of the session's turn was requested, decided or expired. Data: `approvalId`,
+   * `event` (`requested`, `decided`, `expired`), `tool`, and `askedVia`, `decidedBy`, `decision`,
+   * `evidence` as they apply (`src/runtime/inspect/approval-entries.ts`).
+   */
+  | 'approval'
+  /**
+   * A provider's later word on a sent message. Data: `channel`, `providerMessageId`, `status`
+   * (`queued`, `sent`, `delivered`, `read`, `failed`, `undelivered`), `errorCode`, `at`
+   * (`src/runtime/inspect/delivery-status.ts`).
+   */
+  | 'delivery_status'
   | 'turn_settled';
 
 /** One entry of the log. */
@@ -87,8 +99,16 @@ export interface EventLogOptions {
    * long loses its log. Default 30 days.
    */
   readonly maxAgeSeconds?: number;
-  /** Longest string kept for one field value, in characters; longer values are cut. Default 4000. */
+  /**
+   * Longest JSON kept for one entry's data, in characters; longer data is replaced by
+   * `{ truncated: true, head }`. Default 32000 (a `tool_call` keeps up to 16 KB of result).
+   */
   readonly maxValueChars?: number;
+  /**
+   * Removes secrets from an entry's data, as JSON text, before it is written (a `Redactor`'s
+   * `json`, `src/runtime/inspect/redact.ts`). Default: written as given.
+   */
+  readonly redact?: (json: string) => string;
   /** Called with every entry written; see {@link EventLogArchive}. Default none. */
   readonly archive?: EventLogArchive;
   /**
@@ -100,16 +120,22 @@ export interface EventLogOptions {
 
 const BATCH_FIELD = 'batch';
 
+/** The Redis key of a session's log stream: `<prefix>:s:<session>:log`. */
+export function eventLogKey(prefix: string, sessionId: string): string {
+  return `${prefix}:s:${sessionId}:log`;
+}
+
 /** The event log in Redis Streams: one stream per session, `<prefix>:s:<session>:log`. */
 export function createEventLog(options: EventLogOptions): BatchEventLog {
   const { redis } = options;
   const prefix = options.prefix ?? 'sb';
   const maxEntries = String(options.maxEntries ?? 10_000);
   const maxAge = options.maxAgeSeconds ?? 30 * 24 * 3600;
-  const maxValueChars = options.maxValueChars ?? 4000;
-  const key = (sessionId: string): string => `${prefix}:s:${sessionId}:log`;
+  const maxValueChars = options.maxValueChars ?? 32_000;
+  const redact = options.redact ?? ((json: string): string => json);
+  const key = (sessionId: string): string => eventLogKey(prefix, sessionId);
   const dataOf = (entry: EventLogEntry): string => {
-    const data = JSON.stringify(entry.data);
+    const data = redact(JSON.stringify(entry.data));
     return data.length > maxValueChars ? JSON.stringify({ truncated: true, head: data.slice(0, maxValueChars) }) : data;
   };
 
@@ -125,8 +151,10 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
   };
   const archive = async (sessionId: string, id: string, entries: readonly EventLogEntry[]): Promise<void> => {
     if (options.archive === undefined) return;
+    // The archive gets what Redis got: without the secrets `redact` removed.
+    const kept = options.redact === undefined ? entries : entries.map((entry) => ({ ...entry, data: JSON.parse(dataOf(entry)) as Record<string, unknown> }));
     try {
-      await options.archive(sessionId, expand(id, entries));
+      await options.archive(sessionId, expand(id, kept));
     } catch (error) {
       options.onArchiveError?.(error);
     }
@@ -170,7 +198,8 @@ interface StoredFields {
   readonly data: string;
 }
 
-function decodeRow(id: string, fields: readonly string[]): StoredEventLogEntry[] {
+/** The log entries of one stream entry as XRANGE or XREAD gives it (a batch holds several). */
+export function decodeRow(id: string, fields: readonly string[]): StoredEventLogEntry[] {
   const map = new Map<string, string>();
   for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] ?? '', fields[i + 1] ?? '');
   const batch = map.get(BATCH_FIELD);

@@ -3,6 +3,8 @@ import { defineScript, runScript } from '../redis/redis-script.ts';
 import { scanKeys } from '../redis/redis-client.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
+import { CONVERSATION_SETTLED_LUA, CONVERSATION_STARTED_LUA } from '../inspect/conversation-index-lua.ts';
+import { conversationIndexLayout, settlementArgument, type ConversationIndexLayout, type ConversationSettlement } from '../inspect/conversation-index-layout.ts';
 import { historyChange, listChars, wholeHistory, type HistoryChange, type KnownHistory } from './history-list.ts';
 import type { TurnRecord } from './turn-record.ts';
 
@@ -26,6 +28,12 @@ export interface SessionStoreOptions {
    * 0 keeps none (every turn then reads the history and writes it whole).
    */
   readonly historyCacheSize?: number;
+  /**
+   * The conversation index the begin and finish scripts keep (`src/runtime/inspect/`): a new
+   * turn's start and each settlement are recorded in the scripts that already run then. Default
+   * `conversationIndexLayout(prefix)`; `false` keeps none.
+   */
+  readonly conversations?: ConversationIndexLayout | false;
 }
 
 /** A turn to run: its record and every injection it has taken so far, in arrival order. */
@@ -50,7 +58,9 @@ export interface TurnInProgress {
  * added and drops from the front what the runner trimmed to the actor's token budget) with
  * `<p>:s:<s>:histv` (the id of the turn that wrote it), both expiring `historyTtlSeconds` after the
  * last turn; `<p>:s:<s>:history` is the single-string form earlier versions wrote, read once and
- * replaced; `<p>:inj:<injection id>` (de-duplication, expires after `dedupeTtlSeconds`).
+ * replaced; `<p>:inj:<injection id>` (de-duplication, expires after `dedupeTtlSeconds`); and the
+ * conversation index's `<p>:conv:idx` and `<p>:conv:sum`, shared by every session (bounded as
+ * `src/runtime/inspect/conversation-index-layout.ts` says).
  */
 export interface SessionStore {
   /** Puts an injection in the session's mailbox once; `false` when this id was seen before. */
@@ -58,19 +68,21 @@ export interface SessionStore {
   /**
    * The session's running turn (resumed), or a new one made by `create` from the oldest waiting
    * injection, or `undefined` when there is nothing to do; with the history, in two round trips at
-   * most (one read script, then the new record's save).
+   * most (one read script, then the new record's save). A new turn is recorded in the
+   * conversation index as started at `at` (ms since the epoch; default now).
    */
-  beginTurn(sessionId: string, create: (first: Injection) => TurnRecord): Promise<TurnInProgress | undefined>;
+  beginTurn(sessionId: string, create: (first: Injection) => TurnRecord, at?: number): Promise<TurnInProgress | undefined>;
   /** Moves every waiting injection into the running turn's inbox and returns the whole inbox. */
   steer(sessionId: string): Promise<Injection[]>;
   /** Saves the running turn's record. */
   saveTurn(record: TurnRecord): Promise<void>;
   /**
    * Ends the turn: stores the new history (only the change from the history the turn began with,
-   * when this process still holds that one) and clears the turn and its inbox, atomically. Resolves
-   * to how many injections wait in the mailbox for the next turn.
+   * when this process still holds that one) and clears the turn and its inbox, atomically, adding
+   * `conversation` (when given) to the conversation index in the same script. Resolves to how
+   * many injections wait in the mailbox for the next turn.
    */
-  finishTurn(record: TurnRecord, history: readonly ModelMessage[]): Promise<number>;
+  finishTurn(record: TurnRecord, history: readonly ModelMessage[], conversation?: ConversationSettlement): Promise<number>;
   /** Sessions with a turn in progress (running, waiting or settling), at most `limit` (default 100). */
   activeTurns(limit?: number): Promise<TurnRecord[]>;
   /** How many injections wait for a turn. */
@@ -93,8 +105,10 @@ export interface SessionStore {
  * when there is no turn and no inbox) and the history. `false` when there is nothing to do. The
  * history comes as `{ messages, version, state }`: state 1, nothing sent (the version is the one
  * the caller holds); 0, the list's elements; 2, no list: the earlier single-string form, or `''`.
+ * When a new turn is to start and `ARGV[2]` (now, ms) is set, the conversation index (`KEYS[7]`,
+ * `KEYS[8]`) records it: ARGV session id, most conversations, idle cutoff (ms).
  */
-const BEGIN_SCRIPT = defineScript(`
+const BEGIN_SCRIPT = defineScript(`${CONVERSATION_STARTED_LUA}
 local turn = redis.call('GET', KEYS[1])
 local inbox = redis.call('LRANGE', KEYS[2], 0, -1)
 if not turn and #inbox == 0 then
@@ -102,6 +116,7 @@ if not turn and #inbox == 0 then
   if not moved then return false end
   inbox = { moved }
 end
+if not turn and ARGV[2] ~= '' then conversation_started(KEYS[7], KEYS[8], ARGV[3], ARGV[2], ARGV[4], ARGV[5], inbox[1]) end
 local version = redis.call('GET', KEYS[5])
 if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 1 } end
 if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0 } end
@@ -112,17 +127,19 @@ return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2 }`);
  * store it whole whatever is there), with its idle expiry; drops the turn, its inbox and the
  * earlier single-string history; answers the mailbox length, or -1 (nothing done) when the stored
  * history changed meanwhile. ARGV: base version, new version, ttl, drop count, new first message
- * or '', then the messages to append.
+ * or '', the conversation settlement for the index (`KEYS[7]`, `KEYS[8]`) or '', then the
+ * messages to append.
  */
-const FINISH_SCRIPT = defineScript(`
+const FINISH_SCRIPT = defineScript(`${CONVERSATION_SETTLED_LUA}
 if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
+if ARGV[6] ~= '' then conversation_settled(KEYS[7], KEYS[8], ARGV[6]) end
 if ARGV[1] == '*' then
   redis.call('DEL', KEYS[1])
 else
   if tonumber(ARGV[4]) > 0 then redis.call('LTRIM', KEYS[1], ARGV[4], -1) end
   if ARGV[5] ~= '' then redis.call('LSET', KEYS[1], 0, ARGV[5]) end
 end
-for first = 6, #ARGV, 1000 do
+for first = 7, #ARGV, 1000 do
   redis.call('RPUSH', KEYS[1], unpack(ARGV, first, math.min(first + 999, #ARGV)))
 end
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
@@ -182,6 +199,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const key = (sessionId: string, part: string): string => `${prefix}:s:${sessionId}:${part}`;
   const parseInjections = (raw: string[]): Injection[] => raw.map((item) => JSON.parse(item) as Injection);
   const known = historyCache(options.historyCacheSize ?? 1000);
+  const index = options.conversations === false ? undefined : (options.conversations ?? conversationIndexLayout(prefix));
+  // Without an index the scripts still get its two keys (never touched), so their shape is one.
+  const indexKeys = [index?.indexKey ?? `${prefix}:conv:idx`, index?.summaryKey ?? `${prefix}:conv:sum`];
 
   return {
     async accept(sessionId, injection) {
@@ -194,23 +214,24 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return added === 1;
     },
 
-    async beginTurn(sessionId, create) {
-      const keys = ['turn', 'inbox', 'pending', 'hist', 'histv', 'history'].map((part) => key(sessionId, part));
+    async beginTurn(sessionId, create, at = Date.now()) {
+      const keys = [...['turn', 'inbox', 'pending', 'hist', 'histv', 'history'].map((part) => key(sessionId, part)), ...indexKeys];
       const cached = known.get(sessionId);
-      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [cached?.version ?? ''])) as [string, string[], string[], string, number] | null;
+      const started = index === undefined ? [''] : [at, sessionId, index.maxConversations, at - index.maxIdleMs];
+      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [cached?.version ?? '', ...started])) as [string, string[], string[], string, number] | null;
       if (reply === null) return undefined;
       const [turnRaw, inboxRaw, ...stored] = reply;
       const inbox = parseInjections(inboxRaw);
       const base = readHistory(stored, cached);
       // Kept for the next turn here, and as the base the turn's changes are computed against.
       known.set(sessionId, base);
-      const started = { inbox, history: base.messages, historyChars: listChars(base.sizes) };
-      if (turnRaw !== '') return { record: JSON.parse(turnRaw) as TurnRecord, ...started, resumed: true };
+      const begun = { inbox, history: base.messages, historyChars: listChars(base.sizes) };
+      if (turnRaw !== '') return { record: JSON.parse(turnRaw) as TurnRecord, ...begun, resumed: true };
       const first = inbox[0];
       if (first === undefined) return undefined;
       const record = create(first);
       await redis.set(key(sessionId, 'turn'), JSON.stringify(record));
-      return { record, ...started, resumed: false };
+      return { record, ...begun, resumed: false };
     },
 
     async steer(sessionId) {
@@ -226,11 +247,12 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       await redis.set(key(record.sessionId, 'turn'), JSON.stringify(record));
     },
 
-    async finishTurn(record, history) {
+    async finishTurn(record, history, conversation) {
       const { sessionId, turnId } = record;
-      const keys = ['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part));
+      const keys = [...['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part)), ...indexKeys];
+      const settled = index === undefined || conversation === undefined ? '' : settlementArgument(conversation);
       const write = (base: string, change: HistoryChange): Promise<number> =>
-        runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', ...change.append]).then(Number);
+        runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...change.append]).then(Number);
       const base = known.get(sessionId);
       // Without the base this turn began from (evicted, or an earlier single-string form), store it whole.
       const whole = base === undefined || base.rewrite === true;

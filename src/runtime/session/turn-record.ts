@@ -56,6 +56,11 @@ export interface TurnRecord {
    * approval policies do not let calls run on their own), kept when the turn resumes.
    */
   readonly untrustedReads?: readonly string[];
+  /**
+   * What the turn's model calls used so far: tokens (input, output, cache reads and writes) and
+   * the estimated cost in whole micro-dollars. Added to the conversation index when it settles.
+   */
+  readonly spent?: { readonly tokens: number; readonly costMicros: number };
 }
 
 /** A part as emitted in a turn. */

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench -- --peers`: switchboard's Slack path beside a minimal bot on Vercel's Chat SDK
+ * (`chat-sdk-bot.ts`), on the same machine, the same Redis, the same fake Slack Web API and the
+ * same instant model, each system in a child process of its own. The runs alternate: switchboard
+ * with the Slack sender's rate limits as shipped, the Chat SDK, switchboard with those limits
+ * lifted. Each run measures saturation throughput, latency at a fixed open-loop rate, Redis
+ * commands, CPU and Web API calls per message, and what a SIGKILL in a burst costs (see
+ * `measure-run.ts`); each prints a table, and a summary ends the bench. See bench/RESULTS.md,
+ * "Beside Chat SDK".
+ *
+ * Environment, bench only: BENCH_PEERS_MESSAGES (saturation messages, default 1000; 400 at most
+ * for switchboard with its limits as shipped), BENCH_PEERS_LATENCY_MESSAGES (measured open-loop
+ * messages, default 200).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { startEmbeddedRedis } from '../../src/runtime/redis/embedded-redis.ts';
+import { startFakeSlack } from '../../test/fakes/fake-slack.ts';
+import { machineLine, prepareBenchRedis } from '../paths/machine.ts';
+import { measureRun, type PeerPlan, type RunFigures, type RunSpec } from './measure-run.ts';
+import { printPeerSummary, printRun } from './report.ts';
+import { watchSlackAnswers } from './slack-answers.ts';
+
+const fromEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+
+const plan: PeerPlan = {
+  pool: 150,
+  warmUp: 150,
+  saturation: fromEnv('BENCH_PEERS_MESSAGES', 1000),
+  inFlight: 100,
+  latencyRate: 20,
+  latency: fromEnv('BENCH_PEERS_LATENCY_MESSAGES', 200),
+  latencyWarmUp: 30,
+  kill: { events: 300, rate: 1000, killAfter: 150, firstDm: 100_000 },
+};
+
+/** Saturation events of switchboard with its Slack limits as shipped (50 Web API calls a second). */
+const LIMITED_SATURATION = 400;
+
+const BOT_TOKEN = 'xoxb-bench-peers-token';
+const SIGNING_SECRET = 'bench-peers-signing-secret';
+const SWITCHBOARD_CHILD = fileURLToPath(new URL('./switchboard-slack.ts', import.meta.url));
+const CHAT_SDK_CHILD = fileURLToPath(new URL('./chat-sdk-bot.ts', import.meta.url));
+
+/**
+ * The runs, alternating switchboard and the Chat SDK. Three, not four: each SIGKILL burst ends
+ * with 35 s of quiet, and the mode must stay near three minutes.
+ */
+function runSpecs(redisUrl: string, slackApiUrl: string): RunSpec[] {
+  const common = { redisUrl, slackApiUrl, botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET };
+  const switchboard = (label: string, liftLimits: boolean): RunSpec => ({
+    label,
+    name: `switchboard (Slack limits ${liftLimits ? 'lifted' : 'as shipped'})`,
+    system: 'switchboard',
+    script: SWITCHBOARD_CHILD,
+    config: { ...common, liftLimits },
+    // As shipped, the sender's limit sets the rate: fewer events measure it as well.
+    ...(liftLimits ? {} : { saturation: Math.min(plan.saturation, LIMITED_SATURATION) }),
+  });
+  const chatSdk = (label: string): RunSpec => ({ label, name: 'Chat SDK', system: 'chat-sdk', script: CHAT_SDK_CHILD, config: common });
+  return [switchboard('sbshipped', false), chatSdk('sdk'), switchboard('sblifted', true)];
+}
+
+/** Runs the bench; resolves to whether every run finished. */
+export async function runPeers(): Promise<boolean> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-bench-peers-'));
+  const server = await startEmbeddedRedis({ dataDir });
+  const redis = new Redis(server.url);
+  const slack = await startFakeSlack({ botToken: BOT_TOKEN });
+  const answers = watchSlackAnswers(slack.url);
+  const runs: RunFigures[] = [];
+  let failed = false;
+  try {
+    process.stdout.write(`${machineLine('switchboard bench --peers', await prepareBenchRedis(redis))}\n`);
+    process.stdout.write(
+      'Slack path beside the Chat SDK (chat 4.41, @chat-adapter/slack, @chat-adapter/state-redis): signed Events API DM events over HTTP -> ' +
+        'one instant model call -> chat.postMessage to the fake Slack Web API; each system alone in a child process, one after the other\n',
+    );
+    for (const spec of runSpecs(server.url, slack.url)) {
+      try {
+        const run = await measureRun(spec, plan, { redisUrl: server.url, redis, answers, signingSecret: SIGNING_SECRET });
+        runs.push(run);
+        printRun(run, plan);
+      } catch (error) {
+        failed = true;
+        process.stderr.write(`${spec.name}: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+      slack.reset();
+    }
+    printPeerSummary(runs, plan);
+  } finally {
+    answers.stop();
+    await slack.close();
+    await redis.quit();
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  return !failed;
+}

@@ -1,0 +1,108 @@
+/**
+ * The Lua scripts of the inline first attempt (see `inline-send.ts`), one round trip each. They
+ * share their keys with the delivery ledger (`delivery-ledger.ts`) and the destination limiter
+ * (`destination-rate-limit.ts`), so an inline send and a queued one see the same state.
+ */
+import { defineScript } from '../src/runtime/redis/redis-script.ts';
+
+/**
+ * Claims an inline send of one delivery, or says why it must go another way.
+ *
+ * KEYS: 1 ledger hash, 2 outbox deadlines (zset key -> ms), 3 outbox deliveries (hash key -> JSON),
+ * 4 destination `sent` zset, 5 destination `line` zset, 6 destination `leases` hash,
+ * 7 destination `seq` counter, 8 channel window counter, 9 channel pause key.
+ * ARGV: 1 idempotency key, 2 delivery JSON, 3 lease ms, 4 ledger ttl ms, 5 destination max (0: no
+ * limit), 6 destination window ms, 7 queue job id, 8 line grace ms, 9 channel max (0: no limit),
+ * 10 channel window ms.
+ *
+ * Returns `{'go'}` (intent recorded, outbox entry written), `{'sent', receipt}`, `{'inflight'}` (an
+ * inline send of this key is under way elsewhere), `{'queue'}` (the queue has it or must), or
+ * `{'limited'}` (over a limit or paused: the job waits in line for the destination).
+ */
+export const CLAIM_INLINE = defineScript(`
+local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'sent' then return {'sent', redis.call('HGET', KEYS[1], 'receipt')} end
+if state then
+  if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return {'inflight'} end
+  return {'queue'}
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local max, window = tonumber(ARGV[5]), tonumber(ARGV[6])
+local limited = redis.call('PTTL', KEYS[9]) > 0
+if not limited and max > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - window)
+  limited = redis.call('ZCARD', KEYS[5]) > 0 or redis.call('ZCARD', KEYS[4]) >= max
+end
+local cmax = tonumber(ARGV[9])
+if not limited and cmax > 0 then
+  local used = redis.call('INCR', KEYS[8])
+  if used == 1 then redis.call('PEXPIRE', KEYS[8], ARGV[10]) end
+  limited = used > cmax
+end
+if limited then
+  if max > 0 and redis.call('ZSCORE', KEYS[5], ARGV[7]) == false then
+    redis.call('ZADD', KEYS[5], redis.call('INCR', KEYS[7]), ARGV[7])
+    redis.call('HSET', KEYS[6], ARGV[7], now + window + tonumber(ARGV[8]))
+    for i = 5, 7 do redis.call('PEXPIRE', KEYS[i], window + tonumber(ARGV[8])) end
+  end
+  return {'limited'}
+end
+if max > 0 then
+  redis.call('ZADD', KEYS[4], now, ARGV[1])
+  redis.call('PEXPIRE', KEYS[4], window)
+end
+redis.call('HSET', KEYS[1], 'state', 'sending', 'sendingSince', now, 'jobId', 'inline', 'idempotencyKey', ARGV[1], 'sendCalls', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+return {'go'}
+`);
+
+/**
+ * Ends an inline send: records its receipt and drops the outbox entry, or records its failure
+ * (never over a receipt) and keeps the entry until the queue has the delivery (the caller drops it
+ * then; a crash in between leaves it to the sweeper).
+ *
+ * KEYS: 1 ledger hash, 2 outbox deadlines, 3 outbox deliveries.
+ * ARGV: 1 idempotency key, 2 'sent' or 'failed', 3 receipt JSON or error message, 4 ledger ttl ms.
+ */
+export const SETTLE_INLINE = defineScript(`
+local now = redis.call('TIME')[1] * 1000
+if ARGV[2] == 'sent' then
+  redis.call('HSET', KEYS[1], 'state', 'sent', 'receipt', ARGV[3], 'sentAt', now)
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[3], ARGV[1])
+elseif redis.call('HGET', KEYS[1], 'state') ~= 'sent' then
+  redis.call('HSET', KEYS[1], 'state', 'failed', 'lastError', ARGV[3], 'failedAt', now)
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`);
+
+/**
+ * Takes up to ARGV[1] outbox entries whose lease ran out (their sender died mid-send): returns
+ * `key, delivery JSON` pairs and pushes their deadline ARGV[2] ms on, so two sweepers do not both
+ * take one for long; the caller hands each to the queue and then drops it.
+ *
+ * KEYS: 1 outbox deadlines, 2 outbox deliveries.
+ */
+export const TAKE_EXPIRED = defineScript(`
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local keys = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+local taken = {}
+for _, key in ipairs(keys) do
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), key)
+  taken[#taken + 1] = key
+  taken[#taken + 1] = redis.call('HGET', KEYS[2], key) or ''
+end
+return taken
+`);
+
+/** Drops one outbox entry. KEYS: 1 outbox deadlines, 2 outbox deliveries. ARGV: 1 idempotency key. */
+export const DROP_ENTRY = defineScript(`
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+`);

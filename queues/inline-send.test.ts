@@ -1,0 +1,102 @@
+/**
+ * `Outbound.deliver`: the inline first attempt against a real Redis. A send within its limits
+ * makes no job; a repeat is a duplicate; a destination over its limit queues the delivery behind
+ * those waiting, in order; a failed attempt is retried by the queue; a permanent one is final; a
+ * send cut short by a crash is handed to the queue by the sweeper and never sent twice.
+ */
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
+import { waitFor } from '../test/support/wait-for.ts';
+import { DeliveryError } from './delivery-error.ts';
+import { createDeliveryFailures } from './delivery-failures.ts';
+import { createDeliveryLedger } from './delivery-ledger.ts';
+import { createInlineSend, outboxKeys } from './inline-send.ts';
+import { sweepOutbox } from './outbox-sweeper.ts';
+import { attemptRecorder, outboundHarness, scriptedSender, waitForCounts } from './outbound-test-kit.ts';
+import { sampleDelivery, useTestResources } from './queue-test-kit.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const resources = useTestResources(redisUrl);
+const { outbound, inspector } = outboundHarness(resources, prefix);
+
+async function outboxSize(redis: Redis): Promise<number> {
+  return redis.zcard(outboxKeys(prefix()).due);
+}
+
+describe('Outbound.deliver', () => {
+  it('sends within its limits at once, with no job, and reports the attempt; a repeat is a duplicate', async () => {
+    const sender = scriptedSender(() => Promise.resolve({ providerMessageId: 'M1' }), { destinationRateLimit: { max: 3, durationMs: 3000 }, rateLimit: { max: 50, durationMs: 1000 } });
+    const recorder = attemptRecorder();
+    const redis = resources.redis('worker');
+    const out = outbound(redis, { senders: { slack: sender }, onAttempt: recorder.onAttempt });
+    expect(await out.deliver(sampleDelivery('slack', 'k1'))).toMatchObject({ duplicate: false });
+    expect(await out.deliver(sampleDelivery('slack', 'k1'))).toMatchObject({ duplicate: true });
+    expect(sender.calls.map((call) => call.key)).toEqual(['k1']);
+    expect(recorder.outcomes('k1')).toEqual(['sent']);
+    expect(await createDeliveryLedger({ redis, prefix: prefix() }).read('k1')).toMatchObject({ state: 'sent', sendCalls: 1, receipt: { providerMessageId: 'M1' } });
+    expect(await outboxSize(redis)).toBe(0);
+    expect(await inspector('slack').getJobCounts('waiting', 'completed', 'delayed')).toEqual({ waiting: 0, completed: 0, delayed: 0 });
+  });
+
+  it('queues deliveries over the destination limit behind each other, and sends them in order', async () => {
+    const sender = scriptedSender(() => Promise.resolve({}), { destinationRateLimit: { max: 1, durationMs: 300 } });
+    const out = outbound(resources.redis('worker'), { senders: { sms: sender } });
+    out.startWorkers();
+    const keys = ['a', 'b', 'c', 'd'];
+    for (const key of keys) await out.deliver(sampleDelivery('sms', key));
+    await waitForCounts(inspector('sms'), { completed: 3 });
+    expect(sender.calls.map((call) => call.key)).toEqual(keys);
+    for (let index = 1; index < sender.calls.length; index += 1) {
+      expect((sender.calls[index]?.at ?? 0) - (sender.calls[index - 1]?.at ?? 0)).toBeGreaterThan(250);
+    }
+  });
+
+  it('hands a failed attempt to the queue, which sends it; a permanent failure is final at once', async () => {
+    const sender = scriptedSender((delivery, call) => {
+      if (delivery.idempotencyKey === 'gone') return Promise.reject(new DeliveryError('unknown number', { permanent: true, providerCode: '21211' }));
+      return call === 1 ? Promise.reject(new DeliveryError('busy', { status: 503 })) : Promise.resolve({ providerMessageId: 'later' });
+    });
+    const recorder = attemptRecorder();
+    const redis = resources.redis('worker');
+    const out = outbound(redis, { senders: { sms: sender }, onAttempt: recorder.onAttempt });
+    out.startWorkers();
+    await out.deliver(sampleDelivery('sms', 'flaky'));
+    await out.deliver(sampleDelivery('sms', 'gone'));
+    await waitForCounts(inspector('sms'), { completed: 1 });
+    expect(recorder.outcomes('flaky')).toEqual(['retry', 'sent']);
+    expect(recorder.outcomes('gone')).toEqual(['failed']);
+    const failures = await createDeliveryFailures({ redis, prefix: prefix() }).list();
+    expect(failures.map((failure) => [failure.idempotencyKey, failure.reason])).toEqual([['gone', 'permanent']]);
+    expect(sender.calls.filter((call) => call.key === 'gone')).toHaveLength(1);
+    expect(await outboxSize(redis)).toBe(0);
+  });
+
+  it('keeps a failed attempt in the outbox until the queue has it, so a crash in between loses nothing', async () => {
+    const redis = resources.redis('worker');
+    const inline = createInlineSend({ redis, prefix: prefix(), leaseMs: 60_000, ledgerTtlMs: 60_000, lineGraceMs: 1000, retryDelayMs: () => 5 });
+    const failing = scriptedSender(() => Promise.reject(new DeliveryError('busy', { status: 503 })));
+    expect(await inline.attempt(sampleDelivery('sms', 'retry-me'), failing)).toMatchObject({ kind: 'queue', delayMs: 5 });
+    expect(await outboxSize(redis)).toBe(1);
+    expect(await createDeliveryLedger({ redis, prefix: prefix() }).read('retry-me')).toMatchObject({ state: 'failed' });
+    await inline.release('retry-me');
+    expect(await outboxSize(redis)).toBe(0);
+  });
+
+  it('leaves a send cut short in the outbox, which the sweeper hands to the queue once its lease ran out', async () => {
+    const redis = resources.redis('worker');
+    const sender = scriptedSender(() => Promise.resolve({}));
+    const crashing = createInlineSend({ redis, prefix: prefix(), leaseMs: 50, ledgerTtlMs: 60_000, lineGraceMs: 1000, retryDelayMs: () => 0 });
+    const dying = { ...sender, send: () => new Promise<never>(() => undefined) };
+    void crashing.attempt(sampleDelivery('sms', 'cut'), dying);
+    await waitFor(async () => (await outboxSize(redis)) === 1, 'the outbox entry');
+    const out = outbound(redis, { senders: { sms: sender } });
+    expect(await out.deliver(sampleDelivery('sms', 'cut'))).toMatchObject({ duplicate: true });
+    await waitFor(async () => (await sweepOutbox({ redis, prefix: prefix(), enqueue: (delivery) => out.enqueue(delivery) })) === 1, 'the sweep');
+    expect(await outboxSize(redis)).toBe(0);
+    const job = await inspector('sms').getJobs(['waiting']);
+    expect(job.map((entry) => (entry.data as { item: { idempotencyKey: string } }).item.idempotencyKey)).toEqual(['cut']);
+    expect(sender.calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The inline first attempt of a delivery: the process that has a delivery ready (the turn worker
+ * at settlement) sends it at once, without a queue hop, when nothing stands in the way, and hands
+ * it to the outbound queue otherwise.
+ *
+ * One script claims the send: the ledger records the intent (`sending`, as the queue's processor
+ * does), the destination's and the channel's limits are checked against the same Redis state the
+ * queue uses, and the delivery is written to an outbox with a lease. The sender is called; a
+ * second script records the receipt and drops the outbox entry. So a happy send costs two round
+ * trips and no BullMQ job.
+ *
+ * When it cannot go at once it goes to the queue, which keeps every guarantee of
+ * `outbound-queue.ts`:
+ * - over the destination's limit, over the channel's, or the channel paused after a 429: the job
+ *   joins the destination's line, so later deliveries to it cannot overtake it;
+ * - the send failed: the failure is recorded in the ledger and the job is added with the retry
+ *   delay the failure calls for (a permanent failure is recorded as final at once);
+ * - the process died between the intent and the receipt: the outbox entry outlives its lease and
+ *   the sweeper (`outbox-sweeper.ts`) hands it to the queue, whose processor finds the intent
+ *   without an outcome and applies the sender's rule for unconfirmed sends.
+ */
+import type { Redis } from 'ioredis';
+import { runScript } from '../src/runtime/redis/redis-script.ts';
+import { summarizeDeliveryError, DeliveryError } from './delivery-error.ts';
+import { deliveryLedgerKey } from './delivery-ledger.ts';
+import { destinationRateKey } from './destination-rate-limit.ts';
+import { CLAIM_INLINE, DROP_ENTRY, SETTLE_INLINE } from './inline-send-scripts.ts';
+import { outboundJobId } from './job-ids.ts';
+import type { ChannelSender, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
+
+/** How one inline attempt ended. */
+export type InlineOutcome =
+  /** Sent now; the receipt is recorded. */
+  | { readonly kind: 'sent'; readonly receipt: SendReceipt }
+  /** Sent before (the ledger has its receipt), or being sent inline by another process. */
+  | { readonly kind: 'duplicate' }
+  /**
+   * Not sent now: the caller adds it to the queue, after `delayMs` when given; with `error` (the
+   * attempt failed) it then releases the outbox entry.
+   */
+  | { readonly kind: 'queue'; readonly delayMs?: number; readonly error?: DeliveryErrorSummary }
+  /** Failed for good (a permanent provider error); the ledger has the failure. Release it once recorded. */
+  | { readonly kind: 'failed'; readonly error: DeliveryErrorSummary };
+
+/** Options of {@link createInlineSend}. */
+export interface InlineSendOptions {
+  /** Client for the scripts. Never closed here. */
+  readonly redis: Redis;
+  /** Key prefix (checked by the caller). */
+  readonly prefix: string;
+  /** How long a started inline send may take before the sweeper hands it to the queue, in ms. */
+  readonly leaseMs: number;
+  /** Lifetime of ledger entries, in ms (as the queue's ledger). */
+  readonly ledgerTtlMs: number;
+  /** How long past its slot a delivery held back keeps its place in the destination's line, in ms. */
+  readonly lineGraceMs: number;
+  /** The delay before a failed inline attempt is tried again by the queue, in ms. */
+  readonly retryDelayMs: (error: Error, retryAfterMs: number | undefined) => number;
+}
+
+/** The outbox keys: deadlines (zset) and deliveries (hash), both keyed by idempotency key. */
+export function outboxKeys(prefix: string): { readonly due: string; readonly deliveries: string } {
+  return { due: `${prefix}:outbox:due`, deliveries: `${prefix}:outbox:deliveries` };
+}
+
+/** The key of a channel's pause after a 429 (a plain key with a millisecond expiry). */
+export function channelPauseKey(prefix: string, channel: string): string {
+  return `${prefix}:outbound-pause:${channel}`;
+}
+
+function toError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
+}
+
+/** The inline attempt; see the file's comment. */
+export interface InlineSend {
+  /** Tries `delivery` now with `sender`; says what happened. */
+  attempt(delivery: OutboundDelivery, sender: ChannelSender): Promise<InlineOutcome>;
+  /**
+   * Drops the outbox entry of a failed attempt once the queue has the delivery (or the failure is
+   * final). Until then the sweeper would hand it to the queue after its lease.
+   */
+  release(idempotencyKey: string): Promise<void>;
+}
+
+/** Creates the inline attempt on `options.redis`. */
+export function createInlineSend(options: InlineSendOptions): InlineSend {
+  const { redis, prefix, ledgerTtlMs } = options;
+  const outbox = outboxKeys(prefix);
+
+  const claim = async (delivery: OutboundDelivery, sender: ChannelSender): Promise<unknown[]> => {
+    const { channel, idempotencyKey } = delivery;
+    const address = delivery.destination.address;
+    const limit = sender.destinationRateLimit;
+    const rate = (part: string): string => destinationRateKey(prefix, channel, address, part);
+    const keys = [
+      deliveryLedgerKey(prefix, idempotencyKey), outbox.due, outbox.deliveries,
+      rate('sent'), rate('line'), rate('leases'), rate('seq'),
+      `${prefix}:outbound-window:${channel}`, channelPauseKey(prefix, channel),
+    ];
+    const args = [
+      idempotencyKey, JSON.stringify(delivery), options.leaseMs, ledgerTtlMs,
+      limit === undefined ? 0 : Math.max(1, Math.floor(limit.max)), limit === undefined ? 1 : Math.max(1, Math.ceil(limit.durationMs)),
+      outboundJobId(idempotencyKey), options.lineGraceMs,
+      sender.rateLimit === undefined ? 0 : Math.max(1, Math.floor(sender.rateLimit.max)), sender.rateLimit === undefined ? 1 : Math.max(1, Math.ceil(sender.rateLimit.durationMs)),
+    ];
+    const reply = await runScript(redis, CLAIM_INLINE, keys, args);
+    return Array.isArray(reply) ? (reply as unknown[]) : [];
+  };
+
+  const settle = async (key: string, outcome: 'sent' | 'failed', detail: string): Promise<void> => {
+    await runScript(redis, SETTLE_INLINE, [deliveryLedgerKey(prefix, key), outbox.due, outbox.deliveries], [key, outcome, detail, ledgerTtlMs]);
+  };
+
+  return {
+    async attempt(delivery, sender) {
+      const [kind] = await claim(delivery, sender);
+      if (kind === 'sent' || kind === 'inflight') return { kind: 'duplicate' };
+      if (kind !== 'go') return { kind: 'queue' };
+      let receipt: SendReceipt;
+      try {
+        receipt = await sender.send(delivery);
+      } catch (thrown) {
+        const error = toError(thrown);
+        const summary = summarizeDeliveryError(error);
+        await settle(delivery.idempotencyKey, 'failed', error.message);
+        if (error instanceof DeliveryError && error.permanent) return { kind: 'failed', error: summary };
+        return { kind: 'queue', delayMs: options.retryDelayMs(error, summary.retryAfterMs), error: summary };
+      }
+      await settle(delivery.idempotencyKey, 'sent', JSON.stringify(receipt));
+      return { kind: 'sent', receipt };
+    },
+    async release(idempotencyKey) {
+      await runScript(redis, DROP_ENTRY, [outbox.due, outbox.deliveries], [idempotencyKey]);
+    },
+  };
+}
