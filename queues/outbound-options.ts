@@ -49,9 +49,16 @@ export interface OutboundOptions {
   readonly failuresMaxEntries?: number;
   /** How long a failure record is kept, in milliseconds. Default 1209600000 (14 days). */
   readonly failuresTtlMs?: number;
-  /** BullMQ job lock duration (`lockDuration`), in milliseconds. Default 30000. */
+  /**
+   * BullMQ job lock duration (`lockDuration`), in milliseconds; renewed while a send runs, so only
+   * a dead worker's job waits it out. Default 5000.
+   */
   readonly jobLockDurationMs?: number;
-  /** Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds. Default 30000. */
+  /**
+   * Time between BullMQ stalled-job checks (`stalledInterval`), in milliseconds: one script call
+   * per channel and worker process each time. A dead worker's deliveries are back within the lock
+   * and one interval. Default 2000.
+   */
   readonly stalledIntervalMs?: number;
   /**
    * How long an inline send (see {@link Outbound.deliver}) may run before the outbox sweeper takes

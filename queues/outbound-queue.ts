@@ -186,8 +186,8 @@ export function createOutbound(options: OutboundOptions): Outbound {
       connection: shared.client.client,
       prefix,
       concurrency: sender.concurrency ?? DEFAULT_CONCURRENCY,
-      lockDuration: options.jobLockDurationMs ?? 30_000,
-      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      lockDuration: options.jobLockDurationMs ?? 5000,
+      stalledInterval: options.stalledIntervalMs ?? 2000,
       maxStalledCount: MAX_STALLS,
       settings: { backoffStrategy: retryDelays.strategy },
       ...(sender.rateLimit === undefined

@@ -23,7 +23,7 @@ export const slackPath: ChannelPath = {
   label: 'slack',
   note: 'Slack: provider calls are the Web API calls the fake Slack received (any method); sender limits as shipped, DMs rotated to stay under them',
   async start(context) {
-    const slack = await startFakeSlack({ botToken: BOT_TOKEN });
+    const slack = await startFakeSlack({ botToken: BOT_TOKEN, tsFrom: 'clock' });
     const answers = watchSlackAnswers(slack.url);
     const service = await context.startService({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.url }, [slackChannel]);
     const url = `${service.url ?? ''}/slack/events`;

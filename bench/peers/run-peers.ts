@@ -69,7 +69,7 @@ export async function runPeers(): Promise<boolean> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-bench-peers-'));
   const server = await startEmbeddedRedis({ dataDir });
   const redis = new Redis(server.url);
-  const slack = await startFakeSlack({ botToken: BOT_TOKEN });
+  const slack = await startFakeSlack({ botToken: BOT_TOKEN, tsFrom: 'clock' });
   const answers = watchSlackAnswers(slack.url);
   const runs: RunFigures[] = [];
   let failed = false;

@@ -44,7 +44,16 @@ describe('the fake Slack history', () => {
     await client.chat.postMessage({ channel: 'C0HIST001', text: 'reply 2', thread_ts: root.ts ?? '' });
     const thread = await client.conversations.replies({ channel: 'C0HIST001', ts: root.ts ?? '' });
     expect(thread.messages?.map((message) => message.text)).toEqual(['parent', 'reply 1', 'reply 2']);
-    await expect(client.conversations.replies({ channel: 'C0HIST001', ts: '1.000001' })).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
+    // A thread the fake did not start is a person's message; with `threadParents: 'posted'` it does not exist.
+    const personal = await client.conversations.replies({ channel: 'C0HIST001', ts: '1700000000.000001' });
+    expect(personal.messages?.map((message) => [message.user, message.ts])).toEqual([['U0PERSON00', '1700000000.000001']]);
+    const strict = await startFakeSlack({ botToken: TOKEN, threadParents: 'posted' });
+    try {
+      const strictClient = new WebClient(TOKEN, { slackApiUrl: strict.url, retryConfig: { retries: 0 } });
+      await expect(strictClient.conversations.replies({ channel: 'C0HIST001', ts: '1700000000.000001' })).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
+    } finally {
+      await strict.close();
+    }
 
     const dm = await client.chat.postMessage({ channel: 'U0PERSON01', text: 'to a person' });
     const opened = await client.conversations.open({ users: 'U0PERSON01' });

@@ -24,6 +24,8 @@ export interface SlackHistoryContext {
   readonly channelError: (channel: string | undefined) => string | undefined;
   /** The app's DM with a user (`U…` → `D…`). */
   readonly dmOf: (user: string) => string;
+  /** Whether a thread whose parent the fake did not post is a person's (see `FakeSlackOptions.threadParents`). */
+  readonly peopleStartThreads: boolean;
 }
 
 /** Slack's default page size, and its most. */
@@ -94,9 +96,14 @@ export function conversationsReplies(context: SlackHistoryContext, args: Json): 
   const inChannel = context.messages.filter((message) => message.channel === channel);
   const parent = inChannel.find((message) => message.ts === ts);
   const replies = inChannel.filter((message) => message.threadTs === ts && message.ts !== ts);
-  if (parent === undefined && replies.length === 0) return { ok: false, error: 'thread_not_found' };
+  const personStarted = parent === undefined && ts !== undefined && context.peopleStartThreads && /^\d+\.\d{6}$/.test(ts);
+  if (parent === undefined && replies.length === 0 && !personStarted) return { ok: false, error: 'thread_not_found' };
   const listed = [...(parent === undefined ? [] : [parent]), ...replies].filter((message) => message === parent || inWindow(message.ts, args));
-  return page(context, listed, args);
+  const answer = page(context, listed, args);
+  if (!personStarted || !answer.ok || field(args, 'cursor') !== undefined) return answer;
+  // The person's message the thread hangs from, as Slack lists a parent: first, whatever the window.
+  const messages = answer.body['messages'] as readonly Json[];
+  return { ok: true, body: { ...answer.body, messages: [{ type: 'message', user: 'U0PERSON00', text: '', ts, thread_ts: ts, reply_count: replies.length }, ...messages] } };
 }
 
 /** `conversations.open` of one user: the app's DM with them. */

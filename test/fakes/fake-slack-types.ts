@@ -89,6 +89,13 @@ export interface FakeSlackOptions {
    * reads history from a time on (`oldest`).
    */
   readonly tsFrom?: 'sequence' | 'clock';
+  /**
+   * Which threads exist for `conversations.replies`: `people` (default) takes a thread the fake did
+   * not post the parent of for a person's message (the events a test posts to the service are
+   * not seen here), listed as a parent by `U0PERSON00`; `posted` knows only the fake's own posts,
+   * and answers `thread_not_found` for any other thread.
+   */
+  readonly threadParents?: 'people' | 'posted';
 }
 
 /** An envelope the fake sends over Socket Mode (see `FakeSlack.pushEnvelope`). */

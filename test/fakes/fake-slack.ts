@@ -93,6 +93,7 @@ interface FakeState {
   /** Answers held back, in the order the calls came. */
   readonly held: (() => void)[];
   readonly tsFrom: 'sequence' | 'clock';
+  readonly threadParents: 'people' | 'posted';
   tsCounter: number;
   /** The last `ts` given in `clock` mode, in microseconds. */
   lastTsMicros: number;
@@ -215,6 +216,7 @@ function initialState(options: FakeSlackOptions): FakeState {
     holds: [],
     held: [],
     tsFrom: options.tsFrom ?? 'sequence',
+    threadParents: options.threadParents ?? 'people',
     tsCounter: 0,
     lastTsMicros: 0,
   };
@@ -476,6 +478,7 @@ function historyContext(state: FakeState): SlackHistoryContext {
     render: (message) => botMessageObject(state, { ts: message.ts, text: message.text ?? message.markdownText, blocks: message.blocks, threadTs: message.threadTs }),
     channelError: (channel) => channelError(state, channel),
     dmOf: (user) => resolveChannel(state, user),
+    peopleStartThreads: state.threadParents === 'people',
   };
 }
 
