@@ -119,6 +119,12 @@ describe('the inspector', { timeout: 120_000 }, () => {
     await page.waitForURL(/\/admin\/conversations\/[A-Za-z0-9_-]+$/);
     await page.locator('#live[data-state="connected"]').waitFor();
 
+    // The message that started it: who sent it and what the channel verified about them.
+    const message = page.locator('.entry[data-type="injection"]').first();
+    await message.waitFor();
+    expect(await message.textContent()).toContain(ADA);
+    expect(await message.textContent()).toMatch(/Verified/);
+
     const modelCall = page.locator('.entry[data-type="model_response"]').first();
     await modelCall.waitFor();
     expect(await modelCall.textContent()).toContain('Tokens in');

@@ -102,8 +102,15 @@ describe('injectionMessage: outside content', () => {
 });
 
 describe('injectionLogData', () => {
-  it('logs a message by its id, kind, channel and content', () => {
-    expect(injectionLogData(base)).toEqual({ id: 'web:conv-1:m1', kind: 'message', channel: 'web', content: { source: 'typed', trusted: true } });
+  it('logs a message by its id, kind, channel, sender, text and content', () => {
+    expect(injectionLogData(base)).toEqual({
+      id: 'web:conv-1:m1', kind: 'message', channel: 'web', sender: { id: 'web:b_1', verified: true }, receivedAt: base.receivedAt,
+      text: 'Find me a flight to Lisbon', content: { source: 'typed', trusted: true },
+    });
+    const known: Injection = { ...base, sender: { id: '+15550100', verified: false, personId: 'ada', basis: 'caller id', displayName: 'Ada' }, text: 'x'.repeat(2500) };
+    const logged = injectionLogData(known);
+    expect(logged['sender']).toEqual({ id: '+15550100', verified: false, personId: 'ada', basis: 'caller id', displayName: 'Ada' });
+    expect(String(logged['text'])).toHaveLength(2001);
     const quoted: Injection = { ...base, content: { source: 'email-quoted', trusted: true } };
     expect(injectionLogData(quoted)['content']).toEqual({ source: 'email-quoted', trusted: false });
   });
@@ -114,6 +121,9 @@ describe('injectionLogData', () => {
       id: 'web:conv-1:action:press-1',
       kind: 'user-action',
       channel: 'web',
+      sender: { id: 'web:b_1', verified: true },
+      receivedAt: press.receivedAt,
+      text: '[action] book',
       content: { source: 'ui-action', trusted: true },
       action: { name: 'book', surfaceId: 'flight-results', sourceComponentId: 'book-ba123', context },
     });

@@ -65,14 +65,35 @@ export function injectionMessage(injections: readonly Injection[]): ModelMessage
   return { role: 'user', content: injections.map((injection) => ({ type: 'text' as const, text: injectionText(injection) })) };
 }
 
+/** Longest text of an `injection` log entry, in characters (attachments are listed in the text). */
+const LOGGED_TEXT_CHARS = 2000;
+
+/** The sender as the log keeps it: who, and what the channel verified about them. */
+function loggedSender(sender: Injection['sender']): Readonly<Record<string, unknown>> {
+  return {
+    id: sender.id,
+    verified: sender.verified,
+    ...(sender.displayName === undefined ? {} : { displayName: sender.displayName }),
+    ...(sender.personId === undefined ? {} : { personId: sender.personId }),
+    ...(sender.basis === undefined ? {} : { basis: sender.basis }),
+    ...(sender.agent === true ? { agent: true } : {}),
+  };
+}
+
 /**
  * The `data` of an injection's `injection` entry in the session's event log: its id, kind,
- * channel and content (`{ source, trusted }` as the runtime acts on it, see `contentOf`), and for
- * a `user-action` the action (`name`, `surfaceId`, `sourceComponentId`, `context`, the context
- * last, so a log that cuts long entries keeps the rest).
+ * channel, sender (id, whether and how the channel verified them, the person matched), when it was
+ * received, its text (at most 2,000 characters; attachments are listed in it) and content (`{
+ * source, trusted }` as the runtime acts on it, see `contentOf`), and for a `user-action` the
+ * action (`name`, `surfaceId`, `sourceComponentId`, `context`, the context last, so a log that cuts
+ * long entries keeps the rest).
  */
 export function injectionLogData(injection: Injection): Readonly<Record<string, unknown>> {
-  const base = { id: injection.id, kind: injection.kind, channel: injection.channel, content: contentOf(injection) };
+  const text = injection.text.length > LOGGED_TEXT_CHARS ? `${injection.text.slice(0, LOGGED_TEXT_CHARS)}…` : injection.text;
+  const base = {
+    id: injection.id, kind: injection.kind, channel: injection.channel, sender: loggedSender(injection.sender),
+    receivedAt: injection.receivedAt, text, content: contentOf(injection),
+  };
   const action = userActionOf(injection);
   if (action === undefined) return base;
   const { name, surfaceId, sourceComponentId, context } = action;

@@ -74,7 +74,7 @@ describe('gatherInjections with a pressed Button', () => {
         type: 'injection',
         turnId: 'turn-1',
         actor: 'main',
-        data: { id: press.id, kind: 'user-action', channel: 'web', content: { source: 'ui-action', trusted: true }, action: { name: 'book', surfaceId: 'flight-results', context: { flight: 'BA123' } } },
+        data: { id: press.id, kind: 'user-action', channel: 'web', sender: press.sender, receivedAt: press.receivedAt, text: press.text, content: { source: 'ui-action', trusted: true }, action: { name: 'book', surfaceId: 'flight-results', context: { flight: 'BA123' } } },
       },
     ]);
   });
