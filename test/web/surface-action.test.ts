@@ -57,12 +57,17 @@ describe('a surface action in the running service', () => {
       '[user-action] The person pressed "book" on surface "flight-results" (component "root") in the chat; they did not type this. Action context (JSON): {"flight":"BA123"}',
     ]);
     const injections = (await sb().log('c-surface')).filter((entry) => entry.type === 'injection');
+    // Both come from the same browser, verified by its session cookie; the action's text is its short log line.
+    const sender = { id: expect.any(String) as unknown, verified: true };
     expect(injections.map((entry) => entry.data)).toEqual([
-      { id: expect.stringMatching(/^web:c-surface:/) as unknown, kind: 'message', channel: 'web', content: { source: 'typed', trusted: true } },
+      expect.objectContaining({ id: expect.stringMatching(/^web:c-surface:/) as unknown, kind: 'message', channel: 'web', sender: expect.objectContaining(sender) as unknown, content: { source: 'typed', trusted: true } }) as unknown,
       {
         id: 'web:c-surface:action:press-1',
         kind: 'user-action',
         channel: 'web',
+        sender: expect.objectContaining(sender) as unknown,
+        receivedAt: expect.any(String) as unknown,
+        text: '[action] book',
         content: { source: 'ui-action', trusted: true },
         action: { name: 'book', surfaceId: 'flight-results', sourceComponentId: 'root', context: { flight: 'BA123' } },
       },
