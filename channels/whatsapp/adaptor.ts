@@ -9,6 +9,7 @@ import type { WhatsAppEnv } from '../../src/config/env-types.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { whatsAppApprovals } from './approvals.ts';
 import { createCloudTransport } from './cloud/cloud-transport.ts';
+import { createCloudStatuses } from './cloud/statuses.ts';
 import { createGraphClient } from './cloud/graph-client.ts';
 import { cloudInbound, webInbound, type WhatsAppInbound } from './inbound.ts';
 import { createWhatsAppIntake } from './intake.ts';
@@ -37,7 +38,8 @@ interface Transport {
 function transportOf(env: WhatsAppEnv, options: WhatsAppChannelOptions, intake: ReturnType<typeof createWhatsAppIntake>, context: ChannelContext): Transport {
   if (env.mode === 'cloud') {
     const client = createGraphClient({ apiUrl: env.apiUrl, token: env.token, phoneNumberId: env.phoneNumberId });
-    return { inbound: cloudInbound(env, client, intake, context), transport: createCloudTransport({ client, artifacts: context.artifacts }), close: () => Promise.resolve() };
+    const statuses = createCloudStatuses({ redis: context.redis, prefix: `${context.prefix}:whatsapp:cloud` });
+    return { inbound: cloudInbound(env, client, intake, context), transport: createCloudTransport({ client, artifacts: context.artifacts, statuses }), close: () => Promise.resolve() };
   }
   const transport = createWebTransport({ redis: context.redis, prefix: context.prefix });
   return { inbound: webInbound(env, { factory: options.webClient ?? createWebClient, ...(options.printQr === undefined ? {} : { printQr: options.printQr }) }, intake, context), transport, close: () => transport.close() };

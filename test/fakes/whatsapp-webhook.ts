@@ -152,6 +152,8 @@ export interface StatusOptions {
   /** The error of a `failed` status. Default 131047 (the recorded one). */
   readonly error?: { code: number; title: string };
   readonly phoneNumberId?: string;
+  /** The `biz_opaque_callback_data` the send carried, which Meta echoes in its statuses. Default none. */
+  readonly callbackData?: string;
 }
 
 /** A webhook with statuses, from the recorded `delivered` (or `failed`) payload. */
@@ -168,6 +170,7 @@ export function statusWebhook(...statuses: readonly StatusOptions[]): WebhookBod
       recipient_id: (status.recipient ?? FIXTURE_WA_ID).replace(/^\+/, ''),
     };
     if (status.error !== undefined) entry['errors'] = [{ code: status.error.code, title: status.error.title, message: status.error.title }];
+    if (status.callbackData !== undefined) entry['biz_opaque_callback_data'] = status.callbackData;
     return entry;
   });
   const phoneNumberId = statuses[0]?.phoneNumberId;

@@ -15,6 +15,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCloudRoutes, type CloudRoutesOptions } from '../../channels/whatsapp/cloud/cloud-routes.ts';
 import { createGraphClient } from '../../channels/whatsapp/cloud/graph-client.ts';
 import { createCloudStatuses, type CloudStatuses } from '../../channels/whatsapp/cloud/statuses.ts';
+import { createCloudFindSent } from '../../channels/whatsapp/cloud/find-sent.ts';
+import { deliveryTag } from '../../queues/sent-lookup.ts';
 import { createWhatsAppIntake } from '../../channels/whatsapp/intake.ts';
 import { normaliseWhatsAppEvent } from '../../channels/whatsapp/normalise.ts';
 import { createServiceWindows } from '../../channels/whatsapp/service-window.ts';
@@ -83,7 +85,7 @@ beforeAll(async () => {
     verifyToken: VERIFY_TOKEN,
     phoneNumberId: graph.phoneNumberId,
     intake: { take: (event) => wiring.intake.take(event) },
-    statuses: { record: (status) => wiring.statuses.record(status) },
+    statuses: { record: (status) => wiring.statuses.record(status), rememberTag: (tag, wamid) => wiring.statuses.rememberTag(tag, wamid) },
     media: { client, artifacts: { put: (artifact) => wiring.artifacts.put(artifact) }, maxBytes: MAX_MEDIA_BYTES },
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
@@ -258,7 +260,17 @@ describe('POST /webhooks/whatsapp: statuses', () => {
     expect(await statuses.get(wamid)).toEqual({ wamid, status: 'read', recipient: '+16505551234', at: '2025-06-16T16:33:20.000Z' });
   });
 
-  it('lets failed replace delivered with its error, but never read', async () => {
+  it('keeps the tag a status echoes, so a send whose outcome was lost is found by it', async () => {
+    const wamid = newWamid();
+    const tag = deliveryTag('turn-9.part-1|whatsapp:+16505551234');
+    const findSent = createCloudFindSent({ statuses, settleMs: 60_000 });
+    expect(await findSent('turn-9.part-1|whatsapp:+16505551234', { since: Date.now() })).toMatchObject({ kind: 'pending' });
+    await post(statusWebhook({ wamid, status: 'sent', callbackData: tag }));
+    expect(await findSent('turn-9.part-1|whatsapp:+16505551234', { since: Date.now() })).toEqual({ kind: 'sent', receipt: { providerMessageId: wamid, details: { via: 'cloud', foundBy: 'status webhook' } } });
+    expect(await findSent('another-key', { since: Date.now() - 61_000 })).toMatchObject({ kind: 'unknown' });
+  });
+
+    it('lets failed replace delivered with its error, but never read', async () => {
     const failing = newWamid();
     await post(statusWebhook({ wamid: failing, status: 'sent' }, { wamid: failing, status: 'delivered' }));
     await post(statusWebhook({ wamid: failing, status: 'failed' }));

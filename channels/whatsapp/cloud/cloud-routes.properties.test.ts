@@ -37,6 +37,7 @@ function postRoute(enqueued: Injection[], windows: Date[], statuses: CloudDelive
     phoneNumberId: '1000',
     intake,
     statuses: {
+      rememberTag: () => Promise.resolve(),
       record: (status) => {
         statuses.push(status);
         return Promise.resolve(true);

@@ -35,7 +35,7 @@ export interface CloudRoutesOptions {
   /** `WHATSAPP_PHONE_NUMBER_ID`: changes for other numbers of the business account are ignored. */
   readonly phoneNumberId: string;
   readonly intake: WhatsAppIntake;
-  readonly statuses: Pick<CloudStatuses, 'record'>;
+  readonly statuses: Pick<CloudStatuses, 'record' | 'rememberTag'>;
   /** How media are fetched and kept. */
   readonly media: CloudMediaOptions;
   readonly logger: Pick<Logger, 'debug' | 'info' | 'warn'>;
@@ -64,6 +64,8 @@ function deliveryStatus(update: CloudStatusUpdate, now: Date): CloudDeliveryStat
 }
 
 async function takeStatus(update: CloudStatusUpdate, options: CloudRoutesOptions): Promise<void> {
+  // Any status of a tagged send says the send went out: what a lost send's look-up asks.
+  if (update.callbackData !== undefined) await options.statuses.rememberTag(update.callbackData, update.id);
   const status = deliveryStatus(update, options.clock());
   if (status === undefined) {
     options.logger.debug({ channel: 'whatsapp', wamid: update.id, status: update.status }, 'whatsapp: status not kept');

@@ -2,14 +2,17 @@
  * The Cloud API transport: each `WhatsAppOut` as one Graph API message (`outbound-body.ts`); a
  * medium read from the artifact store and uploaded first. The Cloud API has no idempotency key and
  * no list of sent messages: each message carries the delivery's tag (sha256 of `idempotencyKey`)
- * as `biz_opaque_callback_data`, which Meta returns only in the message's status webhooks. The
+ * as `biz_opaque_callback_data`, which Meta returns only in the message's status webhooks; a send
+ * whose outcome was lost is looked for among the tags those webhooks left (`find-sent.ts`). The
  * outbound queue's ledger keeps a delivery from being sent twice.
  */
 import { DeliveryError } from '../../../queues/delivery-error.ts';
 import { deliveryTag } from '../../../queues/sent-lookup.ts';
 import type { ArtifactStore } from '../../../src/runtime/artifacts/artifact-store.ts';
 import type { WhatsAppMediaOut, WhatsAppOut, WhatsAppTransport } from '../transport.ts';
+import { createCloudFindSent } from './find-sent.ts';
 import type { GraphClient, GraphMessage } from './graph-client.ts';
+import type { CloudStatuses } from './statuses.ts';
 import { cloudRecipient } from './outbound-limits.ts';
 import { buttonsBody, checkCaption, mediaBody, templateBody, textBody } from './outbound-body.ts';
 
@@ -17,6 +20,8 @@ import { buttonsBody, checkCaption, mediaBody, templateBody, textBody } from './
 export interface CloudTransportOptions {
   readonly client: Pick<GraphClient, 'sendMessage' | 'uploadMedia'>;
   readonly artifacts: Pick<ArtifactStore, 'get'>;
+  /** Where status webhooks leave the tags of sent messages: a lost send is looked for there. Default: no look-up. */
+  readonly statuses?: Pick<CloudStatuses, 'wamidOfTag'>;
 }
 
 /** Reads the artifact, uploads it, and gives the message that sends it. */
@@ -53,6 +58,7 @@ async function bodyOf(out: WhatsAppOut, options: CloudTransportOptions): Promise
 export function createCloudTransport(options: CloudTransportOptions): WhatsAppTransport {
   return {
     via: 'cloud',
+    ...(options.statuses === undefined ? {} : { findSent: createCloudFindSent({ statuses: options.statuses }) }),
     async send(message, idempotencyKey) {
       const id = await options.client.sendMessage({ ...(await bodyOf(message, options)), biz_opaque_callback_data: deliveryTag(idempotencyKey) });
       return { id };

@@ -15,7 +15,7 @@ describe("WhatsApp Cloud statuses report a message's progress", () => {
       verifyToken: 'verify',
       phoneNumberId: '106540352242922',
       intake: { take: () => Promise.reject(new Error('no message expected')) },
-      statuses: { record: (status) => Promise.resolve(status.status !== 'sent') },
+      statuses: { record: (status) => Promise.resolve(status.status !== 'sent'), rememberTag: () => Promise.resolve() },
       media: { client: { mediaInfo: () => Promise.reject(new Error('none')), download: () => Promise.reject(new Error('none')) }, artifacts: { put: () => Promise.reject(new Error('none')) } },
       logger: quiet,
       clock: () => new Date('2030-01-01T10:00:00.000Z'),

@@ -1,6 +1,8 @@
 /**
  * Delivery statuses of sent messages, as Meta's webhooks report them (`value.statuses[]`): per
- * message id (`wamid.…`) the furthest status so far. Meta's webhooks arrive out of order and
+ * message id (`wamid.…`) the furthest status so far, and per delivery tag (the send's
+ * `biz_opaque_callback_data`, which the status echoes) the `wamid` it became, so a send whose
+ * outcome was lost can be found (`find-sent.ts`). Meta's webhooks arrive out of order and
  * repeat, so a status is saved only when it is further than the saved one, in one Lua script:
  * `sent` < `delivered` < `failed` < `read` (a failure replaces sent or delivered, never read).
  */
@@ -35,6 +37,10 @@ export interface CloudStatuses {
   record(status: CloudDeliveryStatus): Promise<boolean>;
   /** The furthest status of `wamid`, or `undefined` when none is kept. */
   get(wamid: string): Promise<CloudDeliveryStatus | undefined>;
+  /** Remembers that the send tagged `tag` (its `biz_opaque_callback_data`) is `wamid`. */
+  rememberTag(tag: string, wamid: string): Promise<void>;
+  /** The `wamid` of the send tagged `tag`, once a status webhook carrying the tag arrived. */
+  wamidOfTag(tag: string): Promise<string | undefined>;
 }
 
 /** Options of {@link createCloudStatuses}. */
@@ -68,6 +74,12 @@ export function createCloudStatuses(options: CloudStatusesOptions): CloudStatuse
     async get(wamid) {
       const raw = await redis.hget(key(wamid), 'record');
       return raw === null ? undefined : (JSON.parse(raw) as CloudDeliveryStatus);
+    },
+    async rememberTag(tag, wamid) {
+      await redis.set(`${options.prefix}:tag:${tag}`, wamid, 'PX', ttlMs);
+    },
+    async wamidOfTag(tag) {
+      return (await redis.get(`${options.prefix}:tag:${tag}`)) ?? undefined;
     },
   };
 }

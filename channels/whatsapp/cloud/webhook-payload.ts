@@ -46,6 +46,8 @@ export interface CloudStatusUpdate {
   readonly timestamp?: string;
   /** The recipient's number, digits only. */
   readonly recipientId?: string;
+  /** The `biz_opaque_callback_data` the send carried (our delivery's tag), echoed by Meta. */
+  readonly callbackData?: string;
   readonly errors: readonly CloudError[];
 }
 
@@ -118,7 +120,7 @@ function readStatus(value: unknown): CloudStatusUpdate | undefined {
   const id = stringOf(fields?.['id']);
   const status = stringOf(fields?.['status']);
   if (fields === undefined || id === undefined || status === undefined) return undefined;
-  return { id, status, errors: readErrors(fields['errors']), ...present({ timestamp: stringOf(fields['timestamp']), recipientId: stringOf(fields['recipient_id']) }) };
+  return { id, status, errors: readErrors(fields['errors']), ...present({ timestamp: stringOf(fields['timestamp']), recipientId: stringOf(fields['recipient_id']), callbackData: stringOf(fields['biz_opaque_callback_data']) }) };
 }
 
 /** Reads the items of `list`, counting the ones that could not be read. */
