@@ -12,7 +12,7 @@
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 import { sha256Hex } from './job-ids.ts';
-import type { DeliveryErrorSummary, DeliveryTrace } from './outbound-types.ts';
+import type { DeliveryErrorSummary, DeliveryTrace, OutboundDelivery } from './outbound-types.ts';
 import type { Destination } from '../src/runtime/injection.ts';
 import { checkPrefix } from './redis-connections.ts';
 
@@ -34,6 +34,13 @@ export interface FailedDelivery extends DeliveryErrorSummary {
   /** Attempts made, the last one included. */
   readonly attempts: number;
   readonly reason: DeliveryFailureReason;
+}
+
+/** The failure record of `delivery`, failed for good at its `attempts`-th attempt for `reason`. */
+export function failedDelivery(delivery: OutboundDelivery, summary: DeliveryErrorSummary, attempts: number, reason: DeliveryFailureReason): FailedDelivery {
+  const { channel, destination, idempotencyKey, trace } = delivery;
+  const record = { ...summary, failedAt: new Date().toISOString(), channel, destination, idempotencyKey, attempts, reason };
+  return trace === undefined ? record : { ...record, trace };
 }
 
 /**

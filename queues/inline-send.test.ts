@@ -73,6 +73,25 @@ describe('Outbound.deliver', () => {
     expect(await outboxSize(redis)).toBe(0);
   });
 
+  it('after a 429 holds the whole channel off: the next delivery, to anyone, waits in the queue for the Retry-After', async () => {
+    const retryAfterMs = 600;
+    const sender = scriptedSender(
+      (delivery, call) => (delivery.idempotencyKey === 'first' && call === 1 ? Promise.reject(new DeliveryError('Too Many Requests', { rateLimited: true, status: 429, retryAfterMs })) : Promise.resolve({})),
+      { rateLimit: { max: 100, durationMs: 1000 }, concurrency: 1 },
+    );
+    const recorder = attemptRecorder();
+    const redis = resources.redis('worker');
+    const out = outbound(redis, { senders: { slack: sender }, onAttempt: recorder.onAttempt });
+    out.startWorkers();
+    await out.deliver(sampleDelivery('slack', 'first'));
+    await out.deliver({ ...sampleDelivery('slack', 'second'), destination: { channel: 'slack', address: 'C0OTHER' } });
+    expect(sender.calls.map((call) => call.key)).toEqual(['first']);
+    expect(recorder.outcomes('first')).toEqual(['retry']);
+    await waitForCounts(inspector('slack'), { completed: 2 });
+    const throttledAt = sender.calls[0]?.at ?? 0;
+    for (const call of sender.calls.slice(1)) expect(call.at - throttledAt).toBeGreaterThanOrEqual(retryAfterMs * 0.9);
+  });
+
   it('keeps a failed attempt in the outbox until the queue has it, so a crash in between loses nothing', async () => {
     const redis = resources.redis('worker');
     const inline = createInlineSend({ redis, prefix: prefix(), leaseMs: 60_000, ledgerTtlMs: 60_000, lineGraceMs: 1000, retryDelayMs: () => 5 });

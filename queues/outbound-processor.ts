@@ -7,7 +7,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import type { OnceEnvelope } from './add-once.ts';
 import { DeliveryError, summarizeDeliveryError } from './delivery-error.ts';
-import type { DeliveryFailureReason, DeliveryFailures } from './delivery-failures.ts';
+import { failedDelivery, type DeliveryFailureReason, type DeliveryFailures } from './delivery-failures.ts';
 import type { DeliveryLedger } from './delivery-ledger.ts';
 import type { DestinationRateLimit } from './destination-rate-limit.ts';
 import type { ChannelSender, DeliveryAttemptEvent, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
@@ -69,10 +69,7 @@ export function createDeliveryProcessor(options: DeliveryProcessorOptions): Deli
 
   const fail = async (job: OutboundJob, attempt: number, summary: DeliveryErrorSummary, reason: DeliveryFailureReason): Promise<void> => {
     const delivery = job.data.item;
-    const { channel, destination, idempotencyKey, trace } = delivery;
-    const failedAt = new Date().toISOString();
-    const record = { ...summary, failedAt, channel, destination, idempotencyKey, attempts: attempt, reason };
-    await failures.record(trace === undefined ? record : { ...record, trace }).catch(logError);
+    await failures.record(failedDelivery(delivery, summary, attempt, reason)).catch(logError);
     await report({ delivery, attempt, outcome: 'failed', error: summary });
   };
 

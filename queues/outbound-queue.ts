@@ -36,7 +36,7 @@
 import { Worker, type Queue } from 'bullmq';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { addOnce } from './add-once.ts';
-import { createDeliveryFailures, type DeliveryFailures } from './delivery-failures.ts';
+import { createDeliveryFailures, failedDelivery, type DeliveryFailures } from './delivery-failures.ts';
 import { createDeliveryLedger, type DeliveryLedger } from './delivery-ledger.ts';
 import { createDestinationRateLimit, type DestinationRateLimit } from './destination-rate-limit.ts';
 import { outboundJobId } from './job-ids.ts';
@@ -249,11 +249,9 @@ export function createOutbound(options: OutboundOptions): Outbound {
       case 'duplicate':
         return { jobId, duplicate: true };
       case 'failed': {
-        const { channel, destination, idempotencyKey, trace } = delivery;
-        const record = { ...outcome.error, failedAt: new Date().toISOString(), channel, destination, idempotencyKey, attempts: 1, reason: 'permanent' as const };
-        await inlineFailures.record(trace === undefined ? record : { ...record, trace }).catch((thrown: unknown) => { onError(toError(thrown)); });
+        await inlineFailures.record(failedDelivery(delivery, outcome.error, 1, 'permanent')).catch((thrown: unknown) => { onError(toError(thrown)); });
         await report({ delivery, attempt: 1, outcome: 'failed', error: outcome.error });
-        await inline.release(idempotencyKey);
+        await inline.release(delivery.idempotencyKey);
         return { jobId, duplicate: false };
       }
       case 'queue': {

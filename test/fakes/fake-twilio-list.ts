@@ -67,11 +67,32 @@ export function listMessages<M extends ListableMessage>(context: MessageListCont
     if (index > 0) params.set('PageToken', `PA${String(index)}`);
     return `${context.accountPath}/Messages.json?${params.toString()}`;
   };
+  return twilioPage({ listKey: 'messages', records, total: matching.length, page, pageSize, pageUri });
+}
+
+/** What {@link twilioPage} lays out. */
+export interface TwilioPageParts {
+  /** The list's field name (`messages`, `incoming_phone_numbers`). */
+  readonly listKey: string;
+  /** The records of this page. */
+  readonly records: readonly unknown[];
+  /** How many records match in all. */
+  readonly total: number;
+  readonly page: number;
+  readonly pageSize: number;
+  /** The URI of page `index` of the same list. */
+  readonly pageUri: (index: number) => string;
+}
+
+/** One page of a Twilio list resource, with Twilio's paging fields. */
+export function twilioPage(parts: TwilioPageParts): Record<string, unknown> {
+  const { records, page, pageSize, pageUri } = parts;
+  const start = page * pageSize;
   return {
     end: start + Math.max(records.length - 1, 0),
     first_page_uri: pageUri(0),
-    messages: records,
-    next_page_uri: matching.length > start + pageSize ? pageUri(page + 1) : null,
+    [parts.listKey]: records,
+    next_page_uri: parts.total > start + pageSize ? pageUri(page + 1) : null,
     page,
     page_size: pageSize,
     previous_page_uri: page > 0 ? pageUri(page - 1) : null,

@@ -40,7 +40,7 @@ import {
   type TwilioFixtureName,
 } from './twilio-webhook.ts';
 import { readFakeRequest, startFakeServer, type FakeRequest } from '../support/fake-http.ts';
-import { listMessages } from './fake-twilio-list.ts';
+import { listMessages, twilioPage } from './fake-twilio-list.ts';
 
 const API = '/2010-04-01';
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -641,17 +641,7 @@ function listNumbers(state: FakeState, request: FakeRequest): Reply {
     query.set('Page', String(index));
     return `${accountPath(state)}/IncomingPhoneNumbers.json?${query.toString()}`;
   };
-  const body = {
-    end: start + Math.max(records.length - 1, 0),
-    first_page_uri: pageUri(0),
-    incoming_phone_numbers: records,
-    next_page_uri: matching.length > start + pageSize ? pageUri(page + 1) : null,
-    page,
-    page_size: pageSize,
-    previous_page_uri: page > 0 ? pageUri(page - 1) : null,
-    start,
-    uri: pageUri(page),
-  };
+  const body = twilioPage({ listKey: 'incoming_phone_numbers', records, total: matching.length, page, pageSize, pageUri });
   return { kind: 'json', status: 200, body };
 }
 
