@@ -100,6 +100,17 @@ end
 return taken
 `);
 
+/**
+ * Renews the leases of inline sends under way: each outbox entry ARGV[2..] still there gets the
+ * deadline now + ARGV[1] ms. KEYS: 1 outbox deadlines.
+ */
+export const RENEW_LEASES = defineScript(`
+local time = redis.call('TIME')
+local due = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', due, ARGV[i]) end
+return 1
+`);
+
 /** Drops one outbox entry. KEYS: 1 outbox deadlines, 2 outbox deliveries. ARGV: 1 idempotency key. */
 export const DROP_ENTRY = defineScript(`
 redis.call('ZREM', KEYS[1], ARGV[1])

@@ -106,10 +106,13 @@ describe('Outbound.deliver', () => {
   it('leaves a send cut short in the outbox, which the sweeper hands to the queue once its lease ran out', async () => {
     const redis = resources.redis('worker');
     const sender = scriptedSender(() => Promise.resolve({}));
-    const crashing = createInlineSend({ redis, prefix: prefix(), leaseMs: 50, ledgerTtlMs: 60_000, lineGraceMs: 1000, retryDelayMs: () => 0 });
+    // The dying process: its client is cut once the send is under way, so no renewal reaches Redis.
+    const dyingRedis = resources.redis('worker');
+    const crashing = createInlineSend({ redis: dyingRedis, prefix: prefix(), leaseMs: 50, ledgerTtlMs: 60_000, lineGraceMs: 1000, retryDelayMs: () => 0 });
     const dying = { ...sender, send: () => new Promise<never>(() => undefined) };
     void crashing.attempt(sampleDelivery('sms', 'cut'), dying);
     await waitFor(async () => (await outboxSize(redis)) === 1, 'the outbox entry');
+    dyingRedis.disconnect();
     const out = outbound(redis, { senders: { sms: sender } });
     expect(await out.deliver(sampleDelivery('sms', 'cut'))).toMatchObject({ duplicate: true });
     await waitFor(async () => (await sweepOutbox({ redis, prefix: prefix(), enqueue: (delivery) => out.enqueue(delivery) })) === 1, 'the sweep');
@@ -117,5 +120,28 @@ describe('Outbound.deliver', () => {
     const job = await inspector('sms').getJobs(['waiting']);
     expect(job.map((entry) => (entry.data as { item: { idempotencyKey: string } }).item.idempotencyKey)).toEqual(['cut']);
     expect(sender.calls).toHaveLength(0);
+  });
+
+  it('renews the lease of a slow send, so the sweeper never takes a live send for dead', async () => {
+    const redis = resources.redis('worker');
+    let finish: (() => void) | undefined;
+    const slow = scriptedSender(() => new Promise((resolve) => { finish = () => { resolve({ providerMessageId: 'SLOW' }); }; }));
+    const inline = createInlineSend({ redis, prefix: prefix(), leaseMs: 100, ledgerTtlMs: 60_000, lineGraceMs: 1000, retryDelayMs: () => 0 });
+    const sending = inline.attempt(sampleDelivery('sms', 'slow'), slow);
+    await waitFor(async () => (await outboxSize(redis)) === 1, 'the outbox entry');
+    const out = outbound(redis, { senders: { sms: slow } });
+    // Sweeps until the deadline was pushed on past three lifetimes of the lease: none hands anything over.
+    const firstDue = Number(await redis.zscore(outboxKeys(prefix()).due, 'slow'));
+    let handed = 0;
+    await waitFor(async () => {
+      handed += await sweepOutbox({ redis, prefix: prefix(), enqueue: (delivery) => out.enqueue(delivery) });
+      return Number(await redis.zscore(outboxKeys(prefix()).due, 'slow')) > firstDue + 300;
+    }, 'three renewals');
+    finish?.();
+    expect(await sending).toMatchObject({ kind: 'sent' });
+    expect(handed).toBe(0);
+    expect(await outboxSize(redis)).toBe(0);
+    expect(slow.calls).toHaveLength(1);
+    expect(await inspector('sms').getJobs(['waiting', 'delayed', 'active'])).toHaveLength(0);
   });
 });

@@ -18,13 +18,17 @@
  * - the process died between the intent and the receipt: the outbox entry outlives its lease and
  *   the sweeper (`outbox-sweeper.ts`) hands it to the queue, whose processor finds the intent
  *   without an outcome and applies the sender's rule for unconfirmed sends.
+ *
+ * The lease is short and renewed: while a process has sends under way, one command every quarter
+ * of the lease pushes all their deadlines on, so a slow provider call is never taken for a dead
+ * one, and a dead process's sends move on within a lease and a sweep.
  */
 import type { Redis } from 'ioredis';
 import { runScript } from '../src/runtime/redis/redis-script.ts';
 import { summarizeDeliveryError, DeliveryError } from './delivery-error.ts';
 import { deliveryLedgerKey } from './delivery-ledger.ts';
 import { destinationRateKey } from './destination-rate-limit.ts';
-import { CLAIM_INLINE, DROP_ENTRY, SETTLE_INLINE } from './inline-send-scripts.ts';
+import { CLAIM_INLINE, DROP_ENTRY, RENEW_LEASES, SETTLE_INLINE } from './inline-send-scripts.ts';
 import { outboundJobId } from './job-ids.ts';
 import type { ChannelSender, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
 
@@ -48,7 +52,10 @@ export interface InlineSendOptions {
   readonly redis: Redis;
   /** Key prefix (checked by the caller). */
   readonly prefix: string;
-  /** How long a started inline send may take before the sweeper hands it to the queue, in ms. */
+  /**
+   * How long a started inline send is kept from the sweeper without a renewal, in ms. The process
+   * renews the leases of all its sends under way in one command every quarter of this.
+   */
   readonly leaseMs: number;
   /** Lifetime of ledger entries, in ms (as the queue's ledger). */
   readonly ledgerTtlMs: number;
@@ -81,12 +88,42 @@ export interface InlineSend {
    * final). Until then the sweeper would hand it to the queue after its lease.
    */
   release(idempotencyKey: string): Promise<void>;
+  /**
+   * Stops renewing the lease of a failed attempt that could not be handed to the queue (Redis
+   * failed meanwhile): its entry then waits for the sweeper.
+   */
+  abandon(idempotencyKey: string): void;
+}
+
+/** The sends under way of one process, their leases renewed together while there are any. */
+function leaseRenewer(redis: Redis, dueKey: string, leaseMs: number): { hold(key: string): void; drop(key: string): void } {
+  const held = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  const renew = (): void => {
+    // A renewal that fails lets the lease run out: the sweeper then hands the send to the queue.
+    if (held.size > 0) runScript(redis, RENEW_LEASES, [dueKey], [leaseMs, ...held]).catch(() => undefined);
+  };
+  return {
+    hold(key) {
+      held.add(key);
+      if (timer !== undefined) return;
+      timer = setInterval(renew, Math.max(50, Math.floor(leaseMs / 4)));
+      timer.unref();
+    },
+    drop(key) {
+      held.delete(key);
+      if (held.size > 0 || timer === undefined) return;
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
 }
 
 /** Creates the inline attempt on `options.redis`. */
 export function createInlineSend(options: InlineSendOptions): InlineSend {
   const { redis, prefix, ledgerTtlMs } = options;
   const outbox = outboxKeys(prefix);
+  const leases = leaseRenewer(redis, outbox.due, options.leaseMs);
 
   const claim = async (delivery: OutboundDelivery, sender: ChannelSender): Promise<unknown[]> => {
     const { channel, idempotencyKey } = delivery;
@@ -117,21 +154,35 @@ export function createInlineSend(options: InlineSendOptions): InlineSend {
       const [kind] = await claim(delivery, sender);
       if (kind === 'sent' || kind === 'inflight') return { kind: 'duplicate' };
       if (kind !== 'go') return { kind: 'queue' };
+      const key = delivery.idempotencyKey;
+      leases.hold(key);
       let receipt: SendReceipt;
       try {
         receipt = await sender.send(delivery);
       } catch (thrown) {
         const error = toError(thrown);
         const summary = summarizeDeliveryError(error);
-        await settle(delivery.idempotencyKey, 'failed', error.message);
+        // The entry stays, renewed, until the caller releases it.
+        await settle(key, 'failed', error.message);
         if (error instanceof DeliveryError && error.permanent) return { kind: 'failed', error: summary };
         return { kind: 'queue', delayMs: options.retryDelayMs(error, summary.retryAfterMs), error: summary };
       }
-      await settle(delivery.idempotencyKey, 'sent', JSON.stringify(receipt));
+      try {
+        await settle(key, 'sent', JSON.stringify(receipt));
+      } finally {
+        leases.drop(key);
+      }
       return { kind: 'sent', receipt };
     },
     async release(idempotencyKey) {
-      await runScript(redis, DROP_ENTRY, [outbox.due, outbox.deliveries], [idempotencyKey]);
+      try {
+        await runScript(redis, DROP_ENTRY, [outbox.due, outbox.deliveries], [idempotencyKey]);
+      } finally {
+        leases.drop(idempotencyKey);
+      }
+    },
+    abandon(idempotencyKey) {
+      leases.drop(idempotencyKey);
     },
   };
 }

@@ -61,12 +61,18 @@ export interface OutboundOptions {
    */
   readonly stalledIntervalMs?: number;
   /**
-   * How long an inline send (see {@link Outbound.deliver}) may run before the outbox sweeper takes
-   * it for dead and hands it to the queue, in milliseconds. Longer than any provider call's timeout.
-   * Default 30000.
+   * The lease of an inline send (see {@link Outbound.deliver}), in milliseconds: how long after its
+   * process stopped renewing it (died, or its event loop stalled that long) the outbox sweeper
+   * takes it for dead and hands it to the queue. A live process renews the leases of all its sends
+   * under way in one command every quarter of this (1 a second at the default), so a slow
+   * provider call keeps its lease. Default 4000.
    */
   readonly inlineLeaseMs?: number;
-  /** Time between outbox sweeps in each worker process, in milliseconds. Default 2000. */
+  /**
+   * Time between outbox sweeps in each worker process, in milliseconds: one script call each.
+   * With the lease, how soon a dead process's sends move on (5 s at most at the defaults).
+   * Default 1000.
+   */
   readonly sweepIntervalMs?: number;
   /** Receives errors of the workers and their connections. Default: ignored. */
   readonly onError?: (error: Error) => void;

@@ -48,7 +48,7 @@ import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
 import { createRetryDelays } from './retry-delay.ts';
 import { openProducerQueue } from './producer-queue.ts';
-import { channelPauseKey, createInlineSend } from './inline-send.ts';
+import { channelPauseKey, createInlineSend, type InlineOutcome } from './inline-send.ts';
 import { startOutboxSweeper } from './outbox-sweeper.ts';
 
 export type { Outbound, OutboundOptions } from './outbound-options.ts';
@@ -157,7 +157,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
   const inline = createInlineSend({
     redis: producer.client,
     prefix,
-    leaseMs: options.inlineLeaseMs ?? 30_000,
+    leaseMs: options.inlineLeaseMs ?? 4_000,
     ledgerTtlMs,
     lineGraceMs: 15_000,
     retryDelayMs: (error, retryAfterMs) => retryDelays.plan(error, 1, retryAfterMs),
@@ -242,29 +242,36 @@ export function createOutbound(options: OutboundOptions): Outbound {
   const deliver = async (delivery: OutboundDelivery): Promise<AddOnceResult> => {
     const jobId = outboundJobId(delivery.idempotencyKey);
     const outcome = await inline.attempt(delivery, senderOf(delivery));
-    switch (outcome.kind) {
-      case 'sent':
-        await report({ delivery, attempt: 1, outcome: 'sent', receipt: outcome.receipt });
-        return { jobId, duplicate: false };
-      case 'duplicate':
-        return { jobId, duplicate: true };
-      case 'failed': {
-        await inlineFailures.record(failedDelivery(delivery, outcome.error, 1, 'permanent')).catch((thrown: unknown) => { onError(toError(thrown)); });
-        await report({ delivery, attempt: 1, outcome: 'failed', error: outcome.error });
-        await inline.release(delivery.idempotencyKey);
-        return { jobId, duplicate: false };
-      }
-      case 'queue': {
-        const { error, delayMs } = outcome;
-        if (error !== undefined) {
-          if (error.retryAfterMs !== undefined && error.code === 'delivery.rate_limited') await throttle(delivery.channel, error.retryAfterMs).catch((thrown: unknown) => { onError(toError(thrown)); });
-          await report({ delivery, attempt: 1, outcome: 'retry', error, nextAttemptAt: Date.now() + (delayMs ?? 0) });
-        }
-        const queued = await enqueue(delivery, delayMs);
-        if (error !== undefined) await inline.release(delivery.idempotencyKey);
-        return queued;
-      }
+    if (outcome.kind === 'sent') {
+      await report({ delivery, attempt: 1, outcome: 'sent', receipt: outcome.receipt });
+      return { jobId, duplicate: false };
     }
+    if (outcome.kind === 'duplicate') return { jobId, duplicate: true };
+    try {
+      return await afterFailedAttempt(delivery, outcome, jobId);
+    } catch (thrown) {
+      // The outbox entry stays for the sweeper, which hands it to the queue after its lease.
+      inline.abandon(delivery.idempotencyKey);
+      throw thrown;
+    }
+  };
+
+  /** A failed or held-back inline attempt: recorded, queued, then its outbox entry dropped. */
+  const afterFailedAttempt = async (delivery: OutboundDelivery, outcome: Exclude<InlineOutcome, { kind: 'sent' | 'duplicate' }>, jobId: string): Promise<AddOnceResult> => {
+    if (outcome.kind === 'failed') {
+      await inlineFailures.record(failedDelivery(delivery, outcome.error, 1, 'permanent')).catch((thrown: unknown) => { onError(toError(thrown)); });
+      await report({ delivery, attempt: 1, outcome: 'failed', error: outcome.error });
+      await inline.release(delivery.idempotencyKey);
+      return { jobId, duplicate: false };
+    }
+    const { error, delayMs } = outcome;
+    if (error !== undefined) {
+      if (error.retryAfterMs !== undefined && error.code === 'delivery.rate_limited') await throttle(delivery.channel, error.retryAfterMs).catch((thrown: unknown) => { onError(toError(thrown)); });
+      await report({ delivery, attempt: 1, outcome: 'retry', error, nextAttemptAt: Date.now() + (delayMs ?? 0) });
+    }
+    const queued = await enqueue(delivery, delayMs);
+    if (error !== undefined) await inline.release(delivery.idempotencyKey);
+    return queued;
   };
 
   return {
@@ -287,7 +294,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
         rateLimit: createDestinationRateLimit({ redis, prefix }),
       };
       for (const [channel, sender] of Object.entries(senders)) startWorker(channel, sender, shared);
-      stopSweeper = startOutboxSweeper({ redis, prefix, intervalMs: options.sweepIntervalMs ?? 2000, enqueue: (delivery) => enqueue(delivery), onError });
+      stopSweeper = startOutboxSweeper({ redis, prefix, intervalMs: options.sweepIntervalMs ?? 1000, enqueue: (delivery) => enqueue(delivery), onError });
     },
     close() {
       closing ??= (async () => {

@@ -16,10 +16,14 @@ import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 
 /**
  * Takes KEYS[1] for token ARGV[1] with a lifetime of ARGV[2] ms if nobody holds it: -1 when taken,
- * otherwise how many ms the current holder's lock still lives (0 when it has no expiry left).
+ * otherwise how many ms the current holder's lock still lives (0 when it has no expiry left). With
+ * KEYS[2] (a watch set), a taking also adds member ARGV[4] to it with score ARGV[3] (now, ms).
  */
 const ACQUIRE = defineScript(`
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return -1 end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
+  if #KEYS > 1 then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4]) end
+  return -1
+end
 local left = redis.call('PTTL', KEYS[1])
 if left < 0 then return 0 end
 return left
@@ -108,6 +112,22 @@ export type SessionClaim =
   | { readonly lease: SessionLease; readonly heldForMs?: undefined }
   | { readonly lease?: undefined; readonly heldForMs: number };
 
+/** Options of one {@link SessionLock.claim}. */
+export interface ClaimOptions {
+  /**
+   * A sorted set that records the taking: the session id is added with the time of the claim (ms
+   * since the epoch) as its score, in the same command. Whoever runs work that no queue job backs
+   * keeps it there, so a sweeper can tell work whose holder died (see `inline-turns.ts`).
+   */
+  readonly watchKey?: string;
+  /**
+   * The client that sends this claim, default the lock's own. A caller that answers a request
+   * meanwhile passes a fail-fast one, so that a Redis outage fails the claim instead of holding
+   * it until Redis is back; the lease's heartbeat and release still go through the lock's client.
+   */
+  readonly via?: Redis;
+}
+
 /** Session locks; see {@link createSessionLock}. */
 export interface SessionLock {
   /** Takes the lock of `sessionId` if nobody holds it; `undefined` when it is held. One Redis command. */
@@ -117,7 +137,7 @@ export interface SessionLock {
    * still lives without another heartbeat, in ms (a holder that died frees it then). One Redis
    * command either way.
    */
-  claim(sessionId: string): Promise<SessionClaim>;
+  claim(sessionId: string, options?: ClaimOptions): Promise<SessionClaim>;
 }
 
 /** The Redis key of the lock of `sessionId`. */
@@ -246,11 +266,14 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
     };
   };
 
-  const claim = async (sessionId: string): Promise<SessionClaim> => {
+  const claim = async (sessionId: string, claimOptions: ClaimOptions = {}): Promise<SessionClaim> => {
     const key = sessionLockKey(prefix, sessionId);
     const token = randomUUID();
     const requestedAt = performance.now();
-    const left = Number(await runScript(redis, ACQUIRE, [key], [token, ttlMs]));
+    const watch = claimOptions.watchKey;
+    const keys = watch === undefined ? [key] : [key, watch];
+    const args = watch === undefined ? [token, ttlMs] : [token, ttlMs, Date.now(), sessionId];
+    const left = Number(await runScript(claimOptions.via ?? redis, ACQUIRE, keys, args));
     if (left >= 0) return { heldForMs: left };
     return { lease: hold(sessionId, key, token, requestedAt) };
   };

@@ -13,10 +13,12 @@
  * the death at the defaults (see {@link createTurnWorker}).
  */
 import { DelayedError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
 import { turnJobId } from './job-ids.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
+import { createInlineTurns, type InlineTurns, type InlineTurnsOptions } from './inline-turns.ts';
 import { createSessionLock, type SessionLease } from './session-lock.ts';
 import { openProducerQueue } from './producer-queue.ts';
 
@@ -134,7 +136,12 @@ export interface TurnWorkerOptions {
   readonly connection: RedisConnectionInput;
   /** Key prefix of the queue and the session locks. Default `sb`. */
   readonly prefix?: string;
-  /** Turns run at the same time by this worker (each of a different session). Default 16. */
+  /**
+   * Turns run at the same time by this worker (each of a different session), inline turns
+   * included: inline turns take slots from the queue's (BullMQ's concurrency is lowered while
+   * they run), always leaving the queue one, so at 1 every turn goes through the queue. A job
+   * fetched just as an inline turn starts may make it one more for a moment. Default 16.
+   */
   readonly concurrency?: number;
   /**
    * Session lock lifetime without a heartbeat, in milliseconds: a killed worker's sessions are
@@ -187,12 +194,43 @@ export interface TurnWorkerOptions {
   readonly hasWork?: (sessionId: string) => Promise<boolean>;
   /** Receives errors of the worker, its connections and lock releases. Default: ignored. */
   readonly onError?: (error: Error) => void;
+  /**
+   * When given (with {@link TurnWorkerOptions.hasWork}), the worker also runs turns inline
+   * ({@link TurnWorker.startTurn}, see `inline-turns.ts`), up to
+   * {@link TurnWorkerOptions.concurrency} besides its queue jobs, and sweeps for inline turns whose
+   * process died: one command every 0.5 s per worker. `queue` is the deployment's turn queue;
+   * `redis` a fail-fast client (`maxRetriesPerRequest` set) for the claim a request waits on.
+   */
+  readonly inline?: { readonly queue: Pick<TurnQueue, 'schedule'>; readonly redis: Redis };
 }
 
 /** A running turn worker. */
 export interface TurnWorker {
+  /**
+   * Runs the session's turn in this process, at once and without a queue job, when its lock is
+   * free and the worker has room; schedules it on the queue otherwise. Resolves once the turn
+   * started (or was scheduled), not when it ends. Present when the worker was given its queue.
+   */
+  readonly startTurn?: (sessionId: string, key: string) => Promise<void>;
   /** Stops taking jobs, waits for the running turns, closes the worker and any client it opened. */
   close(): Promise<void>;
+}
+
+/** The worker's inline turns, when it was given its queue and a way to tell work. */
+function inlineTurnsOf(
+  options: TurnWorkerOptions,
+  parts: Pick<InlineTurnsOptions, 'redis' | 'prefix' | 'locks' | 'runLeased' | 'onError' | 'queuedRunning' | 'onRunningChange'>,
+): InlineTurns | undefined {
+  const { inline, hasWork } = options;
+  if (inline === undefined || hasWork === undefined) return undefined;
+  return createInlineTurns({
+    ...parts,
+    startRedis: inline.redis,
+    schedule: (sessionId, key, scheduleOptions) => inline.queue.schedule(sessionId, key, scheduleOptions),
+    hasWork,
+    maxInFlight: options.concurrency ?? 16,
+    lockTtlMs: options.lockTtlMs ?? DEFAULT_SESSION_LOCK_TTL_MS,
+  });
 }
 
 function toError(thrown: unknown): Error {
@@ -236,11 +274,24 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   };
   const onError = options.onError ?? (() => undefined);
 
+  const concurrency = options.concurrency ?? 16;
+  /** Turns this worker runs from jobs now; inline turns share {@link concurrency} with them. */
+  let jobsRunning = 0;
+
   const processJob = async (job: Job<TurnJobData>, token?: string, cancel?: AbortSignal): Promise<void> => {
-    const { sessionId } = job.data;
     if (token === undefined) {
       throw new SwitchboardError('internal', 'BullMQ gave the turn processor no job token');
     }
+    jobsRunning += 1;
+    try {
+      await runJob(job, token, cancel);
+    } finally {
+      jobsRunning -= 1;
+    }
+  };
+
+  const runJob = async (job: Job<TurnJobData>, token: string, cancel?: AbortSignal): Promise<void> => {
+    const { sessionId } = job.data;
     for (;;) {
       const { lease, heldForMs } = await locks.claim(sessionId);
       if (lease === undefined) {
@@ -280,7 +331,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const worker = new Worker<TurnJobData>(TURN_QUEUE_NAME, processJob, {
     connection: redis.client,
     prefix,
-    concurrency: options.concurrency ?? 16,
+    concurrency,
     lockDuration: jobLockMs,
     // BullMQ renews every half of lockRenewTime; a quarter of the lock keeps a fresh job's first
     // renewal within 1/4 of it, so the lock outlives any stall of the event loop under 3/4.
@@ -289,12 +340,21 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     maxStalledCount: options.maxStalledCount ?? 1,
   });
   worker.on('error', onError);
+  // Inline turns take their slots from the queue's: BullMQ fetches for what is left (at least one).
+  const inline = inlineTurnsOf(options, {
+    redis: redis.client, prefix, locks, onError,
+    runLeased: (sessionId, lease) => runLeased(sessionId, lease),
+    queuedRunning: () => jobsRunning,
+    onRunningChange: (running) => { worker.concurrency = Math.max(1, concurrency - running); },
+  });
   let closing: Promise<void> | undefined;
 
   return {
+    ...(inline === undefined ? {} : { startTurn: (sessionId: string, key: string) => inline.start(sessionId, key) }),
     close() {
       closing ??= (async () => {
         try {
+          await inline?.close();
           await closeWorker(worker, redis.client);
         } finally {
           await redis.close();

@@ -140,9 +140,11 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   const turnQueue = createTurnQueue({ connection, prefix });
   closers.add(CLOSE_ORDER.turns, () => turnQueue.close());
   const sessions = createSessionStore({ redis, prefix });
+  // A process that also runs turns (worker roles) runs a message's turn at once, inline.
+  const inlineTurns: ServiceCore['inlineTurns'] = {};
   const intakeOptions = {
     sessions,
-    scheduleTurn: (sessionId: string, key: string) => turnQueue.schedule(sessionId, key),
+    scheduleTurn: (sessionId: string, key: string) => (inlineTurns.start === undefined ? turnQueue.schedule(sessionId, key) : inlineTurns.start(sessionId, key)),
     decisions: inboundQueue,
     textRepliesDecide: (channel: string) => late.channels?.adaptors.get(channel)?.approvals.textReplies === true,
   };
@@ -221,7 +223,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
     partTypes: createPartTypeRegistry(),
     turnStates: createTurnStateRegistry(),
     model: options.model ?? envModel.client,
-    modelStatus, redis, metrics, inboundQueue, turnQueue,
+    modelStatus, redis, metrics, inboundQueue, turnQueue, inlineTurns,
     queueStats: createQueueStats({ connection, prefix, queues: ['inbound', 'turns', 'approval-expiry'] }),
     approvals, approvalRuntime,
     sessions,

@@ -43,6 +43,11 @@ export interface ServiceCore {
   readonly metrics: Metrics;
   readonly inboundQueue: InboundQueue;
   readonly turnQueue: TurnQueue;
+  /**
+   * Set by the worker role of a process that also takes messages in: runs a new message's turn
+   * in this process at once (see queues/inline-turns.ts); unset, the intake schedules a job.
+   */
+  readonly inlineTurns: { start?: (sessionId: string, key: string) => Promise<void> };
   readonly queueStats: QueueStats;
   readonly approvals: ApprovalStore;
   readonly approvalRuntime: ApprovalRuntime;

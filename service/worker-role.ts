@@ -112,7 +112,9 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     // completes at once, and this check, run when the lock is released, picks the turn up.
     hasWork: (sessionId) => store.hasWork(sessionId, (pending) => approvalsReady(gate, pending, Date.now()), deps.stopRequested),
     onError: (error) => { logger.error({ err: error }, 'turn worker'); },
+    inline: { queue: core.turnQueue, redis: core.redis },
   });
+  if (turnWorker.startTurn !== undefined) core.inlineTurns.start = turnWorker.startTurn;
   const inboundApprovals = createInboundApprovals({ channels: core.channels, store: core.approvals, decide: (attempt) => core.approvalRuntime.decide(attempt) });
   const inboundWorker = createInboundWorker({
     connection,
@@ -126,6 +128,7 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     onError: (error) => { logger.error({ err: error }, 'inbound worker'); },
   });
   return async () => {
+    delete core.inlineTurns.start;
     await inboundWorker.close();
     await turnWorker.close();
   };

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { dmMessage, eventCallback, urlVerification } from '../../test/fakes/slack-requests.ts';
+import { appMention, dmMessage, eventCallback, urlVerification } from '../../test/fakes/slack-requests.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { createSlackIntake, type SlackIntakeOptions } from './intake.ts';
 import { normaliseSlackEvent } from './normalise.ts';
@@ -27,14 +27,22 @@ function intakeWith(options: Partial<SlackIntakeOptions> & { readonly failEnqueu
 
 const file = { id: 'F0FILE0001', name: 'plan.pdf', mimetype: 'application/pdf', size: 3, url_private_download: 'https://files.slack.com/files-pri/T0FAKE01-F0FILE0001/download/plan.pdf' };
 const dm = eventCallback({ ...dmMessage({ user: 'U0ADA0001', text: 'See attached', channel: 'D0ADA0001', ts: '1700000000.000100' }), subtype: 'file_share', files: [file] }, { eventId: 'Ev0INTAKE01' });
+const mention = eventCallback(appMention({ user: 'U0ADA0001', text: 'hello', channel: 'C0GENERAL1', ts: '1700000000.000200' }), { eventId: 'Ev0INTAKE02' });
 
 describe('the Slack intake', () => {
   it('takes the same payload from a signed body and from an envelope, saying which way it came', async () => {
-    const { intake, enqueued, joined } = intakeWith();
+    const { intake, enqueued } = intakeWith();
     expect(await intake({ body: JSON.stringify(dm), contentType: 'application/json' }, {})).toEqual({ kind: 'taken', injectionId: 'slack:T0FAKE01:Ev0INTAKE01', duplicate: false });
     await intake({ envelope: dm }, {});
     expect(enqueued.map((injection) => injection.sender.basis)).toEqual(['Slack-signed request', 'Slack Socket Mode (app token)']);
-    expect(joined).toEqual(['T0FAKE01:D0ADA0001:1700000000.000100', 'T0FAKE01:D0ADA0001:1700000000.000100']);
+  });
+
+  it('remembers the thread of a channel message, so its replies are taken, and none of a DM (all of it is the bot\'s)', async () => {
+    const { intake, joined } = intakeWith();
+    await intake({ envelope: dm }, {});
+    expect(joined).toEqual([]);
+    await intake({ envelope: mention }, {});
+    expect(joined).toEqual(['T0FAKE01:C0GENERAL1:1700000000.000200']);
   });
 
   it('adds the lines of the kept files to the text, and names files as not kept without a keeper', async () => {
@@ -48,7 +56,7 @@ describe('the Slack intake', () => {
 
   it('rejects when the enqueue fails, before remembering the thread', async () => {
     const { intake, joined } = intakeWith({ failEnqueue: true });
-    await expect(intake({ envelope: dm }, {})).rejects.toThrow('queue down');
+    await expect(intake({ envelope: mention }, {})).rejects.toThrow('queue down');
     expect(joined).toEqual([]);
   });
 

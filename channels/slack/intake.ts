@@ -80,7 +80,8 @@ export function createSlackIntake(options: SlackIntakeOptions): SlackIntake {
         ? options.normalise({ ...event, notes: [...intent.event.notes, ...(await keepFiles(intent.files))] })
         : checked.injection;
     const { duplicate } = await options.enqueue(injection);
-    if (intent.kind === 'message') await options.store.joinThread(intent.event.teamId, intent.event.channel, intent.event.threadTs ?? intent.event.ts);
+    // A DM is the bot's whole: only channel threads need remembering, for the replies that follow.
+    if (intent.kind === 'message' && !intent.dm) await options.store.joinThread(intent.event.teamId, intent.event.channel, intent.event.threadTs ?? intent.event.ts);
     options.logger.info({ ...log, channel: 'slack', injection: injection.id, duplicate }, 'slack: taken in');
     return { kind: 'taken', injectionId: injection.id, duplicate };
   };

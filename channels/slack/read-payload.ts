@@ -10,7 +10,15 @@ import type { SlackApprovalClick, SlackMessageEvent, SlackSharedFile } from './s
 /** What a request comes to. */
 export type SlackIntent =
   | { readonly kind: 'challenge'; readonly challenge: string }
-  | { readonly kind: 'message'; readonly event: SlackMessageEvent; readonly inThread: boolean; readonly files: readonly SlackSharedFile[] }
+  | {
+    readonly kind: 'message';
+    readonly event: SlackMessageEvent;
+    /** Whether the bot takes part in the thread the message was posted in (never asked for a DM). */
+    readonly inThread: boolean;
+    /** A direct message to the bot: every message of a DM is the bot's, so no thread is recorded. */
+    readonly dm: boolean;
+    readonly files: readonly SlackSharedFile[];
+  }
   | { readonly kind: 'click'; readonly event: SlackApprovalClick }
   | { readonly kind: 'ignored'; readonly reason: string };
 
@@ -59,13 +67,14 @@ async function messageIntent(body: Json, context: ReadContext): Promise<SlackInt
   const dm = str(event['channel_type']) === 'im';
   // A mention in a channel also comes as a plain message event: the app_mention one is taken.
   if (type === 'message' && !dm && rawText.includes(mention)) return { kind: 'ignored', reason: 'a mention, taken from its app_mention event' };
-  const inThread = threadTs !== undefined && (await context.botInThread(teamId, channel, threadTs));
+  const inThread = !dm && threadTs !== undefined && (await context.botInThread(teamId, channel, threadTs));
   if (type === 'message' && !dm && !inThread) return { kind: 'ignored', reason: 'a channel message outside the bot\'s threads' };
   const eventId = str(body['event_id']) ?? `${channel}-${ts}`;
   const text = rawText.split(mention).join('').replace(/\s+/g, ' ').trim();
   return {
     kind: 'message',
     inThread,
+    dm,
     files: sharedFiles(event),
     event: { type: 'slack-message', eventId, teamId, channel, user, ts, ...(threadTs === undefined ? {} : { threadTs }), text, notes: [], receivedAt: context.now.toISOString() },
   };

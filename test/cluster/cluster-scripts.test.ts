@@ -30,6 +30,7 @@ import { createDeliveryFailures } from '../../queues/delivery-failures.ts';
 import { createDeliveryLedger } from '../../queues/delivery-ledger.ts';
 import { createDestinationRateLimit } from '../../queues/destination-rate-limit.ts';
 import { createInlineSend } from '../../queues/inline-send.ts';
+import { createInlineTurns, inlineTurnsKey } from '../../queues/inline-turns.ts';
 import { sweepOutbox } from '../../queues/outbox-sweeper.ts';
 import { sampleInjection } from '../../queues/queue-test-kit.ts';
 import { closeRedis } from '../../queues/redis-connections.ts';
@@ -64,6 +65,7 @@ const COVERED_SCRIPT_FILES = [
   'queues/delivery-ledger.ts',
   'queues/destination-rate-limit.ts',
   'queues/inline-send-scripts.ts',
+  'queues/inline-turns.ts',
   'queues/session-lock.ts',
   'src/runtime/approvals/approval-scripts.ts',
   'src/runtime/budgets/budget-store.ts',
@@ -152,6 +154,33 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     expect(lease.signal.aborted).toBe(false);
     await expectOneSlot();
     expect(await lease.release()).toBe(true);
+  });
+
+  it('inline turns: a watched claim, the sweep of a dead holder\'s run, and letting go', async () => {
+    const dyingClient = duplicateRedis(redis, {});
+    const dying = createSessionLock({ redis: dyingClient, prefix, ttlMs: 200 });
+    expect((await dying.claim('s-dead', { watchKey: inlineTurnsKey(prefix) })).lease).toBeDefined();
+    dyingClient.disconnect();
+    await expectOneSlot();
+    const scheduled: string[] = [];
+    const errors: Error[] = [];
+    const locks = createSessionLock({ redis, prefix, ttlMs: 200 });
+    const inline = createInlineTurns({
+      redis, startRedis: redis, prefix, locks, maxInFlight: 4, queuedRunning: () => 0, lockTtlMs: 200, sweepIntervalMs: 50,
+      onError: (error) => { errors.push(error); },
+      schedule: (sessionId) => { scheduled.push(sessionId); return Promise.resolve(); },
+      runLeased: async (_sessionId, lease) => { await lease.release(); },
+      hasWork: () => Promise.resolve(false),
+    });
+    try {
+      await inline.start('s-live', 'k-live');
+      await waitFor(() => scheduled.includes('s-dead'), 'the sweep of the dead run');
+      await waitFor(async () => (await redis.zcard(inlineTurnsKey(prefix))) === 0, 'the watch set to empty');
+      expect(scheduled).toEqual(['s-dead']);
+      expect(errors).toEqual([]);
+    } finally {
+      await inline.close();
+    }
   });
 
   it('leases and fenced writes: acquire, renew, fenced SET/HSET, release', async () => {

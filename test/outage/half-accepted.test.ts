@@ -4,12 +4,15 @@
  * its own, and the same message sent again (same id) is answered exactly once.
  *
  * The cut is placed exactly with a proxy between the service and Redis that drops every
- * connection at the turn queue's command for this message (see `cutting-proxy.ts`).
+ * connection at the command that asks for the message's turn (see `cutting-proxy.ts`): the harness
+ * runs role `all`, so that is the inline claim of the session's lock (`queues/inline-turns.ts`).
  */
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inlineTurnsKey } from '../../queues/inline-turns.ts';
 import { turnJobId } from '../../queues/job-ids.ts';
+import { sessionLockKey } from '../../queues/session-lock.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { useRedis } from '../support/redis.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
@@ -46,22 +49,25 @@ describe('Redis lost between storing a message and asking for its turn', () => {
     await sb().browser.session();
     expect((await postMessage(sb().browser, 'c-half', 'first', 'm-first')).status).toBe(202);
     await sb().settled('c-half', 1);
-    // The first turn's job ends by looking at the session's mailbox once more after its lock is
-    // released: were the next message there by then, it would rightly take it up. Let it end.
-    const firstJob = `${sb().prefix}:turns:${turnJobId('web:c-half:m-first')}`;
-    await waitFor(async () => (await direct?.exists(firstJob)) === 0, 'the first turn job to end');
+    // The first turn's inline run ends by looking at the session's mailbox once more after its
+    // lock is released: were the next message there by then, it would rightly take it up. Let it end.
+    const sessionId = sessionIdOf('default', 'web', 'c-half');
+    const watched = inlineTurnsKey(sb().prefix);
+    await waitFor(async () => (await direct?.zscore(watched, sessionId)) === null, 'the first inline run to end');
 
     const injectionId = 'web:c-half:m-half';
-    const cut = proxy.cutAt(turnJobId(injectionId));
+    const cut = proxy.cutAt(sessionLockKey(sb().prefix, sessionId));
     const refused = await postMessage(sb().browser, 'c-half', 'the half-accepted one', 'm-half');
     await cut;
     expect(refused.status, refused.body).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('2');
     expect(jsonOf(refused)).toMatchObject({ error: { code: 'redis.unavailable' } });
-    // Half accepted: the id is remembered and the message is in the mailbox, but no turn was asked for.
-    const sessionId = sessionIdOf('default', 'web', 'c-half');
+    // Half accepted: the id is remembered and the message is in the mailbox, but no turn was asked
+    // for: no lock taken, no run watched, no job.
     expect(await direct.exists(`${sb().prefix}:inj:${injectionId}`)).toBe(1);
     expect(await direct.exists(`${sb().prefix}:s:${sessionId}:pending`)).toBe(1);
+    expect(await direct.exists(sessionLockKey(sb().prefix, sessionId))).toBe(0);
+    expect(await direct.zscore(watched, sessionId)).toBeNull();
     expect(await direct.exists(`${sb().prefix}:turns:${turnJobId(injectionId)}`)).toBe(0);
 
     proxy.heal();

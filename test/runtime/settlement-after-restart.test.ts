@@ -18,6 +18,8 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebEventStore, type StoredWebChatEvent } from '../../channels/web/stream/event-store.ts';
+import { inlineTurnsKey } from '../../queues/inline-turns.ts';
+import { sessionLockKey } from '../../queues/session-lock.ts';
 import { TURN_QUEUE_NAME } from '../../queues/turn-queue.ts';
 import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
@@ -161,8 +163,8 @@ function readLog(conversationId: string): Promise<StoredEventLogEntry[]> {
 /**
  * Posts `text` in `conversationId`, lets Redis execute the first command `strikesAfter` picks out
  * and nothing after it, waits until that command took effect (`tookEffect`), SIGKILLs Redis and
- * starts it again; then waits until the turn queue is done with the conversation's job (tried
- * again after the restart as often as needed) and returns what the session holds.
+ * starts it again; then waits until the turn is no longer run, inline or by a job (tried again
+ * after the restart as often as needed), and returns what the session holds.
  */
 async function settleAroundRedisKill(
   conversationId: string,
@@ -193,10 +195,14 @@ async function settleAroundRedisKill(
   const queue = new Queue(TURN_QUEUE_NAME, { connection, prefix: sb().prefix });
   queue.on('error', () => undefined);
   try {
+    // The turn ran inline (the harness is role `all`): done once no run is watched, no lock is
+    // held and no job (a failed run's retry, or a swept one) is left. The watch set is read first:
+    // a failed run adds its retry job before it leaves the set.
     await waitFor(async () => {
+      const running = (await observer.zcard(inlineTurnsKey(sb().prefix))) + (await observer.exists(sessionLockKey(sb().prefix, sessionOf(conversationId))));
       const counts = await queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children');
-      return Object.values(counts).every((count) => count === 0);
-    }, 'the turn job was tried again after the restart and finished', 60_000, 100);
+      return running === 0 && Object.values(counts).every((count) => count === 0);
+    }, 'the turn was tried again after the restart and finished', 60_000, 100);
     return {
       stream: await readStream(conversationId),
       log: await readLog(conversationId),

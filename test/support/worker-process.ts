@@ -1,7 +1,8 @@
 /**
  * A switchboard worker process for tests that need several of them (ordering across processes,
  * a worker killed mid-turn). Run as `node test/support/worker-process.ts '<json config>'`; prints
- * `ready <pid>` once it takes work, and closes cleanly on SIGTERM.
+ * `ready <pid>` once it takes work (`ready <pid> <url>` with role `all`, which also serves HTTP on
+ * a free port), and closes cleanly on SIGTERM.
  */
 import { pino } from 'pino';
 import { loadEnv } from '../../src/config/env.ts';
@@ -15,6 +16,8 @@ interface WorkerConfig {
   readonly lockTtlMs: number;
   readonly jobLockMs: number;
   readonly concurrency?: number;
+  /** `all` also serves HTTP (web chat included), so turns of messages it takes in run inline. Default `worker`. */
+  readonly role?: 'worker' | 'all';
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
@@ -24,7 +27,8 @@ const env = loadEnv(
 );
 const service = await startService({
   env,
-  role: 'worker',
+  role: config.role ?? 'worker',
+  port: 0,
   redisUrl: config.redisUrl,
   logger: pino({ level: 'silent' }),
   prefix: config.prefix,
@@ -32,7 +36,7 @@ const service = await startService({
   jobLockDurationMs: config.jobLockMs,
   ...(config.concurrency === undefined ? {} : { turnConcurrency: config.concurrency }),
 });
-process.stdout.write(`ready ${process.pid}\n`);
+process.stdout.write(`ready ${process.pid}${service.url === undefined ? '' : ` ${service.url}`}\n`);
 process.once('SIGTERM', () => {
   void service.close().then(() => process.exit(0));
 });

@@ -8,6 +8,8 @@ const SCRIPT = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 export interface WorkerChild {
   readonly pid: number;
   readonly process: ChildProcess;
+  /** Where it serves HTTP (role `all`), from its `ready` line. */
+  readonly url: string | undefined;
   /** SIGTERM and wait for exit. */
   stop(): Promise<void>;
   /** SIGKILL and wait for exit. */
@@ -21,12 +23,18 @@ export async function startWorker(config: Record<string, unknown>): Promise<Work
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
+  let stdout = '';
+  const collect = (chunk: Buffer): void => { stdout += chunk.toString(); };
+  child.stdout.on('data', collect);
   const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
   await untilReady(child, 'worker', () => stderr);
+  child.stdout.off('data', collect);
   const pid = child.pid ?? -1;
+  const url = /ready \d+ (\S+)/.exec(stdout)?.[1];
   return {
     pid,
     process: child,
+    url,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

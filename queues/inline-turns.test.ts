@@ -1,0 +1,159 @@
+import { Queue } from 'bullmq';
+import { describe, expect, it, vi } from 'vitest';
+import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
+import { inlineTurnsKey } from './inline-turns.ts';
+import { useTestResources } from './queue-test-kit.ts';
+import { createSessionLock, sessionLockKey } from './session-lock.ts';
+import { createTurnQueue, createTurnWorker, TURN_QUEUE_NAME, type TurnWorker } from './turn-queue.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const resources = useTestResources(redisUrl);
+
+/** Jobs the turn queue holds in any state, counted by a kept completion. */
+async function jobsEver(): Promise<number> {
+  const queue = resources.track(new Queue(TURN_QUEUE_NAME, { connection: resources.redis('producer'), prefix: prefix() }));
+  const counts = await queue.getJobCounts('completed', 'active', 'wait', 'delayed', 'failed');
+  return Object.values(counts).reduce((sum, count) => sum + count, 0);
+}
+
+interface Worked {
+  readonly worker: TurnWorker & { readonly startTurn: NonNullable<TurnWorker['startTurn']> };
+  readonly ran: string[];
+}
+
+/** A worker with its queue (so it runs turns inline); `work` is each turn, `pending` tells work left. */
+async function inlineWorker(options: { readonly work?: (sessionId: string) => Promise<void>; readonly pending?: Set<string>; readonly concurrency?: number; readonly lockTtlMs?: number } = {}): Promise<Worked> {
+  const ran: string[] = [];
+  // The fail-fast client of the claims, ready before the first (as the service's shared client).
+  const startRedis = resources.redis('producer');
+  if (startRedis.status !== 'ready') await new Promise((resolve) => startRedis.once('ready', resolve));
+  const queue = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: 3_600_000 }));
+  const pending = options.pending ?? new Set<string>();
+  const worker = resources.track(createTurnWorker({
+    connection: resources.redis('worker'),
+    prefix: prefix(),
+    inline: { queue, redis: startRedis },
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.lockTtlMs === undefined ? {} : { lockTtlMs: options.lockTtlMs }),
+    process: async (sessionId) => {
+      ran.push(sessionId);
+      pending.delete(sessionId);
+      await options.work?.(sessionId);
+    },
+    hasWork: (sessionId) => Promise.resolve(pending.has(sessionId)),
+  }));
+  if (worker.startTurn === undefined) throw new Error('a worker given its queue runs turns inline');
+  return { worker: worker as Worked['worker'], ran };
+}
+
+describe('inline turns', () => {
+  it('runs the turn in this process at once, with no queue job, and leaves nothing watched', async () => {
+    const { worker, ran } = await inlineWorker();
+    await worker.startTurn('s-inline', 'm-1');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-inline']); });
+    const redis = resources.redis('worker');
+    await vi.waitFor(async () => { expect(await redis.zcard(inlineTurnsKey(prefix()))).toBe(0); });
+    expect(await redis.exists(sessionLockKey(prefix(), 's-inline'))).toBe(0);
+    expect(await jobsEver()).toBe(0);
+  });
+
+  it('keeps running while the session has more work, then lets go', async () => {
+    const pending = new Set<string>();
+    let rounds = 0;
+    const { worker, ran } = await inlineWorker({ pending, work: (sessionId) => { rounds += 1; if (rounds < 3) pending.add(sessionId); return Promise.resolve(); } });
+    await worker.startTurn('s-more', 'm-1');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-more', 's-more', 's-more']); });
+    expect(await jobsEver()).toBe(0);
+  });
+
+  it('schedules a queue job when the session is held elsewhere; the holder takes the new work when its turn ends', async () => {
+    const pending = new Set<string>();
+    let finish: (() => void) | undefined;
+    const long = new Promise<void>((resolve) => { finish = resolve; });
+    const holder = await inlineWorker({ pending, work: () => long });
+    const other = await inlineWorker({ pending });
+    await holder.worker.startTurn('s-held', 'm-1');
+    try {
+      // A second message arrives (it is pending before its turn is asked for) while the first runs.
+      pending.add('s-held');
+      await other.worker.startTurn('s-held', 'm-2');
+      expect(other.ran).toEqual([]);
+      expect(await jobsEver()).toBe(1);
+    } finally {
+      finish?.();
+    }
+    await vi.waitFor(() => { expect(holder.ran).toEqual(['s-held', 's-held']); }, { timeout: 5000 });
+    expect(other.ran).toEqual([]);
+  });
+
+  it('keeps to the worker\'s concurrency, inline and queued turns together, one slot always the queue\'s', async () => {
+    const gates = new Map<string, () => void>();
+    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const { worker, ran } = await inlineWorker({ concurrency: 2, work: (sessionId) => (sessionId === 's-c' ? Promise.resolve() : held(sessionId)) });
+    try {
+      await worker.startTurn('s-a', 'm-a');
+      // One inline turn runs; the last slot is the queue's, so s-b gets a job, which runs at once.
+      await worker.startTurn('s-b', 'm-b');
+      await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b']); });
+      // Both slots are taken: s-c waits in the queue.
+      await worker.startTurn('s-c', 'm-c');
+      expect(await jobsEver()).toBe(2);
+      expect(ran).toEqual(['s-a', 's-b']);
+      gates.get('s-b')?.();
+      await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b', 's-c']); }, { timeout: 5000 });
+    } finally {
+      for (const open of gates.values()) open();
+    }
+  });
+
+  it('runs every turn through the queue at a concurrency of 1', async () => {
+    const { worker, ran } = await inlineWorker({ concurrency: 1 });
+    await worker.startTurn('s-one', 'm-1');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-one']); });
+    expect(await jobsEver()).toBe(1);
+  });
+
+  it('hands a failed run to the queue, which runs the turn again', async () => {
+    let calls = 0;
+    const { worker, ran } = await inlineWorker({ work: () => { calls += 1; return calls === 1 ? Promise.reject(new Error('model down')) : Promise.resolve(); } });
+    await worker.startTurn('s-fail', 'm-1');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-fail', 's-fail']); }, { timeout: 5000 });
+    expect(await jobsEver()).toBe(1);
+  });
+
+  it('recovers the run of a process that died: another worker schedules it once the dead lock expired', async () => {
+    // The dying holder: its lease is watched, then its connection is cut so no heartbeat renews it.
+    const doomedRedis = resources.redis('worker');
+    const doomed = createSessionLock({ redis: doomedRedis, prefix: prefix(), ttlMs: 400 });
+    const { lease } = await doomed.claim('s-orphan', { watchKey: inlineTurnsKey(prefix()) });
+    expect(lease).toBeDefined();
+    doomedRedis.disconnect();
+    const redis = resources.redis('worker');
+    expect(await redis.zscore(inlineTurnsKey(prefix()), 's-orphan')).not.toBeNull();
+    const { ran } = await inlineWorker({ lockTtlMs: 400 });
+    await vi.waitFor(() => { expect(ran).toEqual(['s-orphan']); }, { timeout: 5000 });
+    await vi.waitFor(async () => { expect(await redis.zcard(inlineTurnsKey(prefix()))).toBe(0); });
+    expect(await jobsEver()).toBe(1);
+  });
+
+  it('does not take a live holder for dead: a long run stays its own, however many sweeps pass', async () => {
+    let finish: (() => void) | undefined;
+    const long = new Promise<void>((resolve) => { finish = resolve; });
+    const { worker, ran } = await inlineWorker({ lockTtlMs: 300, work: () => long });
+    const { ran: otherRan } = await inlineWorker({ lockTtlMs: 300 });
+    await worker.startTurn('s-long', 'm-1');
+    const redis = resources.redis('worker');
+    try {
+      // Past a lifetime and several sweeps, the entry was looked at and re-armed, not taken.
+      const firstScore = Number(await redis.zscore(inlineTurnsKey(prefix()), 's-long'));
+      await vi.waitFor(async () => { expect(Number(await redis.zscore(inlineTurnsKey(prefix()), 's-long'))).toBeGreaterThan(firstScore); }, { timeout: 5000 });
+    } finally {
+      finish?.();
+    }
+    await vi.waitFor(async () => { expect(await redis.zcard(inlineTurnsKey(prefix()))).toBe(0); });
+    expect(ran).toEqual(['s-long']);
+    expect(otherRan).toEqual([]);
+    expect(await jobsEver()).toBe(0);
+  });
+});

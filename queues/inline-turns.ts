@@ -1,0 +1,189 @@
+/**
+ * Turns run where the message arrived, with no queue job: when a process that takes messages in
+ * also runs turns (`role: 'all'`), the intake takes the session lock itself and runs the turn at
+ * once, saving the turn queue's add, fetch and completion (three scripts and their round trips per
+ * message) and the wait for a worker to poll.
+ *
+ * Nothing is lost when that process dies. The lock is taken in the same command that records the
+ * session in a watch set (`<prefix>:inline-turns`, score: when it was taken). While the run lasts
+ * the entry stays; the run removes it when it ends with nothing left to do. Every worker sweeps
+ * the set every {@link InlineTurnsOptions.sweepIntervalMs}: an entry older than the lock's lifetime
+ * whose session lock is gone belongs to a holder that died, and a turn job is scheduled for it (the
+ * ordinary queue path, which resumes the turn from its last saved step). A dead holder's work moves
+ * on after at most its lock's lifetime plus one sweep: about 3 s at the defaults.
+ *
+ * A run that fails is handed to the queue with the first retry's delay, so the queue's attempts and
+ * backoff apply as to any turn; a session already held elsewhere, or a process at its limit of
+ * inline turns, gets a queue job as before.
+ */
+import type { Redis } from 'ioredis';
+import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
+import { sessionLockKey, type SessionLease, type SessionLock } from './session-lock.ts';
+
+/**
+ * KEYS: the watch set, then each candidate's lock key. ARGV: now (ms), then the members, then the
+ * scores they were read with. A candidate whose lock is held gets `now` as its score (looked at
+ * again a lifetime later); one whose lock is gone and whose score is unchanged is returned.
+ */
+const FIND_ORPHANS = defineScript(`
+local n = (#ARGV - 1) / 2
+local orphans = {}
+for i = 1, n do
+  local member, score = ARGV[1 + i], ARGV[1 + n + i]
+  if redis.call('EXISTS', KEYS[1 + i]) == 1 then
+    redis.call('ZADD', KEYS[1], 'XX', ARGV[1], member)
+  elseif redis.call('ZSCORE', KEYS[1], member) == score then
+    orphans[#orphans + 1] = member
+  end
+end
+return orphans`);
+
+/** KEYS: the watch set, the session's lock. ARGV: the member, its score or ''. Removes it while nobody holds the lock (and its score is unchanged). */
+const LET_GO = defineScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if ARGV[2] ~= '' and redis.call('ZSCORE', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+return redis.call('ZREM', KEYS[1], ARGV[1])`);
+
+/** The Redis key of the watch set of inline turns. */
+export function inlineTurnsKey(prefix: string): string {
+  return `${prefix}:inline-turns`;
+}
+
+/** Options of {@link createInlineTurns}. */
+export interface InlineTurnsOptions {
+  /** Client for the sweeps and the watch set's upkeep. Never closed here. */
+  readonly redis: Redis;
+  /**
+   * A fail-fast client for the claim of {@link InlineTurns.start}, which a request waits on: in a
+   * Redis outage it fails at once (the caller answers 503) rather than waiting for Redis.
+   */
+  readonly startRedis: Redis;
+  readonly prefix: string;
+  /** The worker's session locks (their heartbeat keeps every lease alive). */
+  readonly locks: SessionLock;
+  /** Where work goes when it does not run here: the turn queue. */
+  readonly schedule: (sessionId: string, key: string, options?: { readonly delayMs?: number }) => Promise<void>;
+  /** Runs one turn under `lease` and releases it, whatever happens. */
+  readonly runLeased: (sessionId: string, lease: SessionLease) => Promise<void>;
+  /** Whether the session has more work once its lock is released. */
+  readonly hasWork: (sessionId: string) => Promise<boolean>;
+  /**
+   * Most turns running at once in this process, inline and queued together. Inline turns leave
+   * the queue at least one of them, so at 1 every turn is scheduled.
+   */
+  readonly maxInFlight: number;
+  /** Turns this process runs from queue jobs now (they count against {@link InlineTurnsOptions.maxInFlight}). */
+  readonly queuedRunning: () => number;
+  /** Told the number of inline turns whenever it changes (the worker gives the queue the rest). */
+  readonly onRunningChange?: (running: number) => void;
+  /** The session lock's lifetime, ms: an entry older than this whose lock is gone is an orphan. */
+  readonly lockTtlMs: number;
+  /** Time between sweeps, ms: one `ZRANGEBYSCORE` per sweep when nothing is found. Default 500. */
+  readonly sweepIntervalMs?: number;
+  /** Delay of the queue job that takes over a failed inline run, ms. Default 1000. */
+  readonly retryDelayMs?: number;
+  readonly onError: (error: Error) => void;
+}
+
+/** Inline turns of one worker; see the module's comment. */
+export interface InlineTurns {
+  /** Runs the session's turn here if it can (resolves once it started), else schedules it. */
+  start(sessionId: string, key: string): Promise<void>;
+  /** Stops starting turns and sweeping, and waits for the running ones. */
+  close(): Promise<void>;
+}
+
+/** Most entries one sweep looks at. */
+const SWEEP_BATCH = 100;
+
+function toError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
+}
+
+/** Starts inline turns and their sweeper. */
+export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
+  const { redis, prefix, locks, schedule, onError } = options;
+  const watchKey = inlineTurnsKey(prefix);
+  const running = new Set<Promise<void>>();
+  let starting = 0;
+  let closing = false;
+  const inFlight = (): number => running.size + starting;
+  const changed = (): void => { options.onRunningChange?.(inFlight()); };
+  /** Whether one more inline turn fits: one slot always stays the queue's. */
+  const fits = (): boolean => inFlight() + 1 < options.maxInFlight && inFlight() + options.queuedRunning() < options.maxInFlight;
+
+  const letGo = (sessionId: string, score = ''): Promise<unknown> => runScript(redis, LET_GO, [watchKey, sessionLockKey(prefix, sessionId)], [sessionId, score]);
+
+  /** Runs turns while the session has work and this process can take its lock again. */
+  const drive = async (sessionId: string, key: string, first: SessionLease): Promise<void> => {
+    try {
+      let lease: SessionLease | undefined = first;
+      while (lease !== undefined) {
+        await options.runLeased(sessionId, lease);
+        if (!(await options.hasWork(sessionId))) break;
+        lease = (await locks.claim(sessionId, { watchKey })).lease;
+      }
+    } catch (error) {
+      onError(toError(error));
+      // Until the queue has it, the entry stays for the sweeper.
+      await schedule(sessionId, `${key}:inline-retry`, { delayMs: options.retryDelayMs ?? 1000 });
+    }
+    // Left behind on failure, the entry only costs the sweeper one empty turn job.
+    await letGo(sessionId);
+  };
+
+  const start = async (sessionId: string, key: string): Promise<void> => {
+    if (closing || !fits()) return schedule(sessionId, key);
+    starting += 1;
+    changed();
+    let lease: SessionLease | undefined;
+    try {
+      lease = (await locks.claim(sessionId, { watchKey, via: options.startRedis })).lease;
+    } finally {
+      starting -= 1;
+      if (lease === undefined) changed();
+    }
+    // Held elsewhere: the holder looks for more work once it lets go; the job covers its death.
+    if (lease === undefined) return schedule(sessionId, key);
+    const run: Promise<void> = drive(sessionId, key, lease)
+      .catch((error: unknown) => { onError(toError(error)); })
+      .finally(() => {
+        running.delete(run);
+        changed();
+      });
+    running.add(run);
+  };
+
+  const sweep = async (): Promise<void> => {
+    const now = Date.now();
+    const stale = await redis.zrangebyscore(watchKey, '-inf', now - options.lockTtlMs, 'WITHSCORES', 'LIMIT', 0, SWEEP_BATCH);
+    if (stale.length === 0) return;
+    const members = stale.filter((_, index) => index % 2 === 0);
+    const scores = stale.filter((_, index) => index % 2 === 1);
+    const lockKeys = members.map((member) => sessionLockKey(prefix, member));
+    const orphans = (await runScript(redis, FIND_ORPHANS, [watchKey, ...lockKeys], [now, ...members, ...scores])) as string[];
+    for (const sessionId of orphans) {
+      const score = scores[members.indexOf(sessionId)] ?? '';
+      // The job id names the orphaned run, so sweepers in several processes add one job.
+      await schedule(sessionId, `inline-orphan:${sessionId}:${score}`);
+      await letGo(sessionId, score);
+    }
+  };
+
+  let sweeping = false;
+  const timer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    sweep().catch((error: unknown) => { onError(toError(error)); }).finally(() => { sweeping = false; });
+  }, options.sweepIntervalMs ?? 500);
+  timer.unref();
+
+  return {
+    start,
+    async close() {
+      closing = true;
+      clearInterval(timer);
+      while (running.size > 0) await Promise.all(running);
+    },
+  };
+}
