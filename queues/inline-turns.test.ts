@@ -22,26 +22,45 @@ interface Worked {
   readonly ran: string[];
 }
 
-/** A worker with its queue (so it runs turns inline); `work` is each turn, `pending` tells work left. */
-async function inlineWorker(options: { readonly work?: (sessionId: string) => Promise<void>; readonly pending?: Set<string>; readonly concurrency?: number; readonly lockTtlMs?: number } = {}): Promise<Worked> {
+/** Work waiting per session, in Redis where the lock's release looks at it. */
+interface Mailbox {
+  readonly keys: (sessionId: string) => readonly [string, string];
+  add(sessionId: string): Promise<void>;
+  take(sessionId: string): Promise<void>;
+  has(sessionId: string): Promise<boolean>;
+}
+
+function mailbox(): Mailbox {
+  const redis = resources.redis('worker');
+  const pendingKey = (sessionId: string): string => `${prefix()}:work:${sessionId}:pending`;
+  return {
+    keys: (sessionId) => [`${prefix()}:work:${sessionId}:turn`, pendingKey(sessionId)],
+    async add(sessionId) { await redis.rpush(pendingKey(sessionId), 'message'); },
+    async take(sessionId) { await redis.del(pendingKey(sessionId)); },
+    async has(sessionId) { return (await redis.llen(pendingKey(sessionId))) > 0; },
+  };
+}
+
+/** A worker with its queue (so it runs turns inline); `work` is each turn, `pending` the work waiting. */
+async function inlineWorker(options: { readonly work?: (sessionId: string) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number } = {}): Promise<Worked> {
   const ran: string[] = [];
   // The fail-fast client of the claims, ready before the first (as the service's shared client).
   const startRedis = resources.redis('producer');
   if (startRedis.status !== 'ready') await new Promise((resolve) => startRedis.once('ready', resolve));
   const queue = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: 3_600_000 }));
-  const pending = options.pending ?? new Set<string>();
+  const pending = options.pending ?? mailbox();
   const worker = resources.track(createTurnWorker({
     connection: resources.redis('worker'),
     prefix: prefix(),
-    inline: { queue, redis: startRedis },
+    inline: { queue, redis: startRedis, workKeys: pending.keys },
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.lockTtlMs === undefined ? {} : { lockTtlMs: options.lockTtlMs }),
     process: async (sessionId) => {
       ran.push(sessionId);
-      pending.delete(sessionId);
+      await pending.take(sessionId);
       await options.work?.(sessionId);
     },
-    hasWork: (sessionId) => Promise.resolve(pending.has(sessionId)),
+    hasWork: (sessionId) => pending.has(sessionId),
   }));
   if (worker.startTurn === undefined) throw new Error('a worker given its queue runs turns inline');
   return { worker: worker as Worked['worker'], ran };
@@ -59,16 +78,16 @@ describe('inline turns', () => {
   });
 
   it('keeps running while the session has more work, then lets go', async () => {
-    const pending = new Set<string>();
+    const pending = mailbox();
     let rounds = 0;
-    const { worker, ran } = await inlineWorker({ pending, work: (sessionId) => { rounds += 1; if (rounds < 3) pending.add(sessionId); return Promise.resolve(); } });
+    const { worker, ran } = await inlineWorker({ pending, work: async (sessionId) => { rounds += 1; if (rounds < 3) await pending.add(sessionId); } });
     await worker.startTurn('s-more', 'm-1');
     await vi.waitFor(() => { expect(ran).toEqual(['s-more', 's-more', 's-more']); });
     expect(await jobsEver()).toBe(0);
   });
 
-  it('schedules a queue job when the session is held elsewhere; the holder takes the new work when its turn ends', async () => {
-    const pending = new Set<string>();
+  it('adds no job when the session is held elsewhere: the holder takes the new work when its turn ends', async () => {
+    const pending = mailbox();
     let finish: (() => void) | undefined;
     const long = new Promise<void>((resolve) => { finish = resolve; });
     const holder = await inlineWorker({ pending, work: () => long });
@@ -76,15 +95,16 @@ describe('inline turns', () => {
     await holder.worker.startTurn('s-held', 'm-1');
     try {
       // A second message arrives (it is pending before its turn is asked for) while the first runs.
-      pending.add('s-held');
+      await pending.add('s-held');
       await other.worker.startTurn('s-held', 'm-2');
       expect(other.ran).toEqual([]);
-      expect(await jobsEver()).toBe(1);
+      expect(await jobsEver()).toBe(0);
     } finally {
       finish?.();
     }
     await vi.waitFor(() => { expect(holder.ran).toEqual(['s-held', 's-held']); }, { timeout: 5000 });
     expect(other.ran).toEqual([]);
+    expect(await jobsEver()).toBe(0);
   });
 
   it('keeps to the worker\'s concurrency, inline and queued turns together, one slot always the queue\'s', async () => {

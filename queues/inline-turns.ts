@@ -13,8 +13,9 @@
  * on after at most its lock's lifetime plus one sweep: about 3 s at the defaults.
  *
  * A run that fails is handed to the queue with the first retry's delay, so the queue's attempts and
- * backoff apply as to any turn; a session already held elsewhere, or a process at its limit of
- * inline turns, gets a queue job as before.
+ * backoff apply as to any turn; a process at its limit of inline turns schedules a job as before.
+ * A session already held needs nothing: every holder (a turn job or an inline run) looks at the
+ * mailbox again after it lets the lock go, and its own recovery covers its death.
  */
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
@@ -63,8 +64,12 @@ export interface InlineTurnsOptions {
   readonly locks: SessionLock;
   /** Where work goes when it does not run here: the turn queue. */
   readonly schedule: (sessionId: string, key: string, options?: { readonly delayMs?: number }) => Promise<void>;
-  /** Runs one turn under `lease` and releases it, whatever happens. */
-  readonly runLeased: (sessionId: string, lease: SessionLease) => Promise<void>;
+  /**
+   * Runs one turn under `lease` and releases it, whatever happens, looking at the session's work
+   * as it does (see `SessionLease.releaseAndLook`): `maybeWork: false` when nothing waits, and the
+   * session already left the watch set; `undefined` when the release failed.
+   */
+  readonly runLeased: (sessionId: string, lease: SessionLease) => Promise<{ readonly maybeWork: boolean } | undefined>;
   /** Whether the session has more work once its lock is released. */
   readonly hasWork: (sessionId: string) => Promise<boolean>;
   /**
@@ -87,7 +92,10 @@ export interface InlineTurnsOptions {
 
 /** Inline turns of one worker; see the module's comment. */
 export interface InlineTurns {
-  /** Runs the session's turn here if it can (resolves once it started), else schedules it. */
+  /**
+   * Runs the session's turn here (resolves once it started, not when it ends); schedules a job
+   * when the process is full; does nothing when the session is held, whose holder takes the work.
+   */
   start(sessionId: string, key: string): Promise<void>;
   /** Stops starting turns and sweeping, and waits for the running ones. */
   close(): Promise<void>;
@@ -119,7 +127,8 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     try {
       let lease: SessionLease | undefined = first;
       while (lease !== undefined) {
-        await options.runLeased(sessionId, lease);
+        // Nothing waits: the release took the session out of the watch set too.
+        if ((await options.runLeased(sessionId, lease))?.maybeWork === false) return;
         if (!(await options.hasWork(sessionId))) break;
         lease = (await locks.claim(sessionId, { watchKey })).lease;
       }
@@ -143,8 +152,9 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
       starting -= 1;
       if (lease === undefined) changed();
     }
-    // Held elsewhere: the holder looks for more work once it lets go; the job covers its death.
-    if (lease === undefined) return schedule(sessionId, key);
+    // Held: the holder (a turn job, or an inline run, watched) looks at the mailbox again once it
+    // lets go, and what recovers it if it dies (its job, or its watch entry) recovers the mailbox.
+    if (lease === undefined) return;
     const run: Promise<void> = drive(sessionId, key, lease)
       .catch((error: unknown) => { onError(toError(error)); })
       .finally(() => {

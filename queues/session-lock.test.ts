@@ -200,4 +200,33 @@ describe('createSessionLock', () => {
   it('rejects a non-positive TTL', () => {
     expect(() => createSessionLock({ redis: resources.redis('worker'), ttlMs: 0 })).toThrow(SwitchboardError);
   });
+
+  it('releases and looks at the work in one command: the watch entry goes only when nothing waits and nobody else holds the lock', async () => {
+    const redis = resources.redis('worker');
+    const locks = createSessionLock({ redis, prefix: prefix() });
+    const watchKey = `${prefix()}:watched`;
+    const work = (sessionId: string): readonly [string, string] => [`${prefix()}:${sessionId}:turn`, `${prefix()}:${sessionId}:pending`];
+    const claimed = async (sessionId: string): Promise<SessionLease> => {
+      const { lease } = await locks.claim(sessionId, { watchKey });
+      if (lease === undefined) throw new Error(`${sessionId} is held`);
+      return lease;
+    };
+
+    const idle = await claimed('s-idle');
+    expect(await idle.releaseAndLook({ watchKey, workKeys: work('s-idle') })).toEqual({ released: true, maybeWork: false });
+    expect(await redis.zscore(watchKey, 's-idle')).toBeNull();
+
+    const busy = await claimed('s-busy');
+    await redis.rpush(work('s-busy')[1], 'a message');
+    expect(await busy.releaseAndLook({ watchKey, workKeys: work('s-busy') })).toEqual({ released: true, maybeWork: true });
+    expect(await redis.zscore(watchKey, 's-busy')).not.toBeNull();
+    expect(await redis.exists(sessionLockKey(prefix(), 's-busy'))).toBe(0);
+
+    // A lease whose lock another holder took meanwhile leaves that holder's entry alone.
+    const lost = await claimed('s-lost');
+    await redis.set(sessionLockKey(prefix(), 's-lost'), 'another-holder');
+    expect(await lost.releaseAndLook({ watchKey, workKeys: work('s-lost') })).toEqual({ released: false, maybeWork: false });
+    expect(await redis.zscore(watchKey, 's-lost')).not.toBeNull();
+    expect(await redis.get(sessionLockKey(prefix(), 's-lost'))).toBe('another-holder');
+  });
 });

@@ -54,6 +54,22 @@ end
 return 0
 `);
 
+/**
+ * Releases KEYS[1] if it still holds token ARGV[1], then looks at the session's work keys
+ * (KEYS[3..]: its turn record, then lists: pending messages, the inbox). With none there, member
+ * ARGV[2] leaves the watch set KEYS[2] (unless another holder has the lock). Answers
+ * `{released, maybe work}`.
+ */
+const RELEASE_AND_LOOK = defineScript(`
+local ours = redis.call('GET', KEYS[1]) == ARGV[1]
+if ours then redis.call('DEL', KEYS[1]) end
+local work = redis.call('EXISTS', KEYS[3]) == 1
+for i = 4, #KEYS do work = work or redis.call('LLEN', KEYS[i]) > 0 end
+if work then return { ours and 1 or 0, 1 } end
+if ours or redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[2]) end
+return { ours and 1 or 0, 0 }
+`);
+
 /** Default lifetime of a lock without a heartbeat, in ms. */
 const DEFAULT_TTL_MS = 2_500;
 
@@ -105,6 +121,20 @@ export interface SessionLease {
    * Resolves `true` when the lock was deleted, `false` when it was no longer ours.
    */
   release(): Promise<boolean>;
+  /**
+   * {@link SessionLease.release}, and in the same command a look at the session's work: when its
+   * turn record (`look.workKeys[0]`) is absent and its lists (the rest) are empty, the session
+   * leaves the watch set `look.watchKey` too (see `inline-turns.ts`). `maybeWork` says whether
+   * anything was there, for the caller to look closer.
+   */
+  releaseAndLook(look: ReleaseLook): Promise<{ readonly released: boolean; readonly maybeWork: boolean }>;
+}
+
+/** What {@link SessionLease.releaseAndLook} looks at. */
+export interface ReleaseLook {
+  readonly watchKey: string;
+  /** The session's turn record key, then the keys of its lists of waiting work. */
+  readonly workKeys: readonly [string, ...string[]];
 }
 
 /** What {@link SessionLock.claim} found: the lease, or how long the current holder's lock still lives. */
@@ -262,6 +292,11 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
         if (held.get(token) === lease) forget(lease);
         const deleted = await runScript(redis, RELEASE, [key], [token]);
         return deleted === 1;
+      },
+      async releaseAndLook(look) {
+        if (held.get(token) === lease) forget(lease);
+        const [released, work] = (await runScript(redis, RELEASE_AND_LOOK, [key, look.watchKey, ...look.workKeys], [token, sessionId])) as [number, number];
+        return { released: released === 1, maybeWork: work === 1 };
       },
     };
   };

@@ -18,7 +18,7 @@ import { SwitchboardError } from '../src/protocol/errors.ts';
 import { turnJobId } from './job-ids.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
-import { createInlineTurns, type InlineTurns, type InlineTurnsOptions } from './inline-turns.ts';
+import { createInlineTurns, inlineTurnsKey, type InlineTurns, type InlineTurnsOptions } from './inline-turns.ts';
 import { createSessionLock, type SessionLease } from './session-lock.ts';
 import { openProducerQueue } from './producer-queue.ts';
 
@@ -201,15 +201,21 @@ export interface TurnWorkerOptions {
    * process died: one command every 0.5 s per worker. `queue` is the deployment's turn queue;
    * `redis` a fail-fast client (`maxRetriesPerRequest` set) for the claim a request waits on.
    */
-  readonly inline?: { readonly queue: Pick<TurnQueue, 'schedule'>; readonly redis: Redis };
+  readonly inline?: {
+    readonly queue: Pick<TurnQueue, 'schedule'>;
+    readonly redis: Redis;
+    /** The session's turn record key, then its lists of waiting work: looked at as its lock is let go. */
+    readonly workKeys: (sessionId: string) => readonly [string, ...string[]];
+  };
 }
 
 /** A running turn worker. */
 export interface TurnWorker {
   /**
    * Runs the session's turn in this process, at once and without a queue job, when its lock is
-   * free and the worker has room; schedules it on the queue otherwise. Resolves once the turn
-   * started (or was scheduled), not when it ends. Present when the worker was given its queue.
+   * free and the worker has room; schedules it on the queue when the worker is full; leaves it to
+   * the holder when the session is held. Resolves once the turn started (or was scheduled), not
+   * when it ends. Present when the worker was given its queue.
    */
   readonly startTurn?: (sessionId: string, key: string) => Promise<void>;
   /** Stops taking jobs, waits for the running turns, closes the worker and any client it opened. */
@@ -304,13 +310,15 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
         await job.moveToDelayed(Date.now() + Math.min(busyDelay(job), heldForMs + EXPIRY_MARGIN_MS), token);
         throw new DelayedError();
       }
-      await runLeased(sessionId, lease, cancel);
+      await runLeased(sessionId, lease, () => lease.release(), cancel);
       if (options.hasWork === undefined || !(await options.hasWork(sessionId))) return;
     }
   };
 
-  const runLeased = async (sessionId: string, lease: SessionLease, cancel?: AbortSignal): Promise<void> => {
+  /** Runs one turn under `lease`, then lets it go with `release`; what that said, if it worked. */
+  const runLeased = async <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, cancel?: AbortSignal): Promise<T | undefined> => {
     const signal = cancel === undefined ? lease.signal : AbortSignal.any([lease.signal, cancel]);
+    let released: T | undefined;
     try {
       try {
         await options.process(sessionId, { signal });
@@ -321,10 +329,12 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
       if (lease.signal.aborted) throw toError(lease.signal.reason);
     } finally {
       // If the release fails the lock still expires after lockTtlMs.
-      await lease.release().catch((error: unknown) => {
+      released = await release().catch((error: unknown) => {
         onError(toError(error));
+        return undefined;
       });
     }
+    return released;
   };
 
   const jobLockMs = options.jobLockDurationMs ?? DEFAULT_JOB_LOCK_MS;
@@ -343,7 +353,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   // Inline turns take their slots from the queue's: BullMQ fetches for what is left (at least one).
   const inline = inlineTurnsOf(options, {
     redis: redis.client, prefix, locks, onError,
-    runLeased: (sessionId, lease) => runLeased(sessionId, lease),
+    runLeased: (sessionId, lease) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey: inlineTurnsKey(prefix), workKeys: options.inline?.workKeys(sessionId) ?? [''] })),
     queuedRunning: () => jobsRunning,
     onRunningChange: (running) => { worker.concurrency = Math.max(1, concurrency - running); },
   });

@@ -22,6 +22,7 @@ import { createModelTranslator } from '../src/runtime/model/llm-context-translat
 import { createToolRouter } from '../src/runtime/router/tool-router.ts';
 import { createBufferedEventLog } from '../src/runtime/session/buffered-event-log.ts';
 import type { EventLog } from '../src/runtime/session/event-log.ts';
+import { sessionWorkKeys } from '../src/runtime/session/session-store.ts';
 import { announceApproval } from './approval-announcements.ts';
 import { turnBudgets } from './budget-wiring.ts';
 import { createInboundApprovals } from './inbound-approvals.ts';
@@ -112,7 +113,7 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     // completes at once, and this check, run when the lock is released, picks the turn up.
     hasWork: (sessionId) => store.hasWork(sessionId, (pending) => approvalsReady(gate, pending, Date.now()), deps.stopRequested),
     onError: (error) => { logger.error({ err: error }, 'turn worker'); },
-    inline: { queue: core.turnQueue, redis: core.redis },
+    inline: { queue: core.turnQueue, redis: core.redis, workKeys: (sessionId) => sessionWorkKeys(prefix, sessionId) },
   });
   if (turnWorker.startTurn !== undefined) core.inlineTurns.start = turnWorker.startTurn;
   const inboundApprovals = createInboundApprovals({ channels: core.channels, store: core.approvals, decide: (attempt) => core.approvalRuntime.decide(attempt) });

@@ -169,7 +169,7 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
       redis, startRedis: redis, prefix, locks, maxInFlight: 4, queuedRunning: () => 0, lockTtlMs: 200, sweepIntervalMs: 50,
       onError: (error) => { errors.push(error); },
       schedule: (sessionId) => { scheduled.push(sessionId); return Promise.resolve(); },
-      runLeased: async (_sessionId, lease) => { await lease.release(); },
+      runLeased: (sessionId, lease) => lease.releaseAndLook({ watchKey: inlineTurnsKey(prefix), workKeys: [`${prefix}:s:${sessionId}:turn`, `${prefix}:s:${sessionId}:pending`] }),
       hasWork: () => Promise.resolve(false),
     });
     try {

@@ -190,13 +190,26 @@ function historyCache(size: number): { get(sessionId: string): KnownHistory | un
   };
 }
 
+/** The key of one part (`turn`, `pending`, `inbox`, `hist`, …) of a session's state under `prefix`. */
+function sessionKey(prefix: string, sessionId: string, part: string): string {
+  return `${prefix}:s:${sessionId}:${part}`;
+}
+
+/**
+ * The keys that tell whether a session has work (its turn record, then its lists of waiting
+ * messages: pending, inbox), for a script that looks at them as the session's lock is let go.
+ */
+export function sessionWorkKeys(prefix: string, sessionId: string): readonly [string, string, string] {
+  return [sessionKey(prefix, sessionId, 'turn'), sessionKey(prefix, sessionId, 'pending'), sessionKey(prefix, sessionId, 'inbox')];
+}
+
 /** A {@link SessionStore} in Redis. */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const { redis } = options;
   const prefix = options.prefix ?? 'sb';
   const dedupeTtl = options.dedupeTtlSeconds ?? 7 * 24 * 3600;
   const historyTtl = options.historyTtlSeconds ?? 90 * 24 * 3600;
-  const key = (sessionId: string, part: string): string => `${prefix}:s:${sessionId}:${part}`;
+  const key = (sessionId: string, part: string): string => sessionKey(prefix, sessionId, part);
   const parseInjections = (raw: string[]): Injection[] => raw.map((item) => JSON.parse(item) as Injection);
   const known = historyCache(options.historyCacheSize ?? 1000);
   const index = options.conversations === false ? undefined : (options.conversations ?? conversationIndexLayout(prefix));
