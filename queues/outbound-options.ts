@@ -93,7 +93,9 @@ export interface Outbound {
    * limits, a channel paused after a 429), otherwise enqueues it as {@link Outbound.enqueue} does.
    * A failed inline attempt is recorded and retried by the queue (a permanent failure is final);
    * one cut short by a crash is handed to the queue by the outbox sweeper. Resolves once the
-   * delivery is sent or durably queued. `{ duplicate: true }` when it was sent or is being sent.
+   * delivery is sent (its receipt in the ledger) or durably queued; the `onAttempt` report of a
+   * send made here is written alongside the caller's next commands, not waited for (`close()`
+   * waits for it). `{ duplicate: true }` when it was sent or is being sent.
    *
    * @throws SwitchboardError as {@link Outbound.enqueue}.
    */

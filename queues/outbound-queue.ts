@@ -223,6 +223,8 @@ export function createOutbound(options: OutboundOptions): Outbound {
     });
   };
 
+  /** Reports of inline sends still being written (see `deliver`); waited for on close. */
+  const reports = new Set<Promise<void>>();
   const report = async (event: DeliveryAttemptEvent): Promise<void> => {
     try {
       await options.onAttempt?.(event);
@@ -243,7 +245,10 @@ export function createOutbound(options: OutboundOptions): Outbound {
     const jobId = outboundJobId(delivery.idempotencyKey);
     const outcome = await inline.attempt(delivery, senderOf(delivery));
     if (outcome.kind === 'sent') {
-      await report({ delivery, attempt: 1, outcome: 'sent', receipt: outcome.receipt });
+      // Not waited for: the report's writes leave with the caller's next ones (one round trip).
+      // The ledger already holds the receipt; a crash can only lose the report itself.
+      const reported = report({ delivery, attempt: 1, outcome: 'sent', receipt: outcome.receipt }).finally(() => reports.delete(reported));
+      reports.add(reported);
       return { jobId, duplicate: false };
     }
     if (outcome.kind === 'duplicate') return { jobId, duplicate: true };
@@ -299,6 +304,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
     close() {
       closing ??= (async () => {
         await stopSweeper?.();
+        await Promise.all(reports);
         const results = await Promise.allSettled(workers.map((worker) => closeWorker(worker, consumer?.client)));
         results.push(...(await Promise.allSettled([...queues.values()].map((queue) => queue.close()))));
         results.push(...(await Promise.allSettled([consumer?.close(), producer.close()])));
