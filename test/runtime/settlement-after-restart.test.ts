@@ -6,11 +6,12 @@
  * Never a turn with a response but without its settlement.
  *
  * The kill strikes at an exact command: the service talks to Redis through a proxy that, once it
- * has passed on the chosen command, passes nothing more, so Redis executes that command and
- * nothing after it before it is killed. The command is the turn's clearing (the session store's
- * finish script) or the log write that carries `turn_settled`. A turn that cleared itself before
- * writing its log would lose that entry here for good: the job tried again after the restart finds
- * no turn left to settle.
+ * has passed on the chosen command, passes nothing more (not even the rest of the socket write
+ * that carried it), so Redis executes that command and nothing after it before it is killed. The
+ * command is the turn's clearing (the session store's finish script) or the log write that
+ * carries `turn_settled` (the clearing is sent right behind it, guarded by it). A turn that
+ * cleared itself before writing its log would lose that entry here for good: the turn tried again
+ * after the restart finds no turn left to settle.
  */
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,35 @@ interface FreezingProxy {
   close(): Promise<void>;
 }
 
+/** End of the RESP line starting at `at` (the index of its `\r`), or -1. */
+function lineEnd(chunk: Buffer, at: number): number {
+  return chunk.indexOf('\r\n', at, 'latin1');
+}
+
+/**
+ * The commands of a client chunk (RESP arrays of bulk strings), each as its own buffer; the whole
+ * chunk as one when it does not parse (a command split across chunks).
+ */
+function respCommands(chunk: Buffer): Buffer[] {
+  const commands: Buffer[] = [];
+  let at = 0;
+  while (at < chunk.length) {
+    const start = at;
+    let end = lineEnd(chunk, at);
+    if (chunk[at] !== 0x2a || end < 0) return [chunk];
+    const parts = Number(chunk.toString('latin1', at + 1, end));
+    at = end + 2;
+    for (let part = 0; part < parts; part += 1) {
+      end = lineEnd(chunk, at);
+      if (chunk[at] !== 0x24 || end < 0) return [chunk];
+      at = end + 2 + Number(chunk.toString('latin1', at + 1, end)) + 2;
+    }
+    if (at > chunk.length) return [chunk];
+    commands.push(chunk.subarray(start, at));
+  }
+  return commands;
+}
+
 async function startFreezingProxy(target: string): Promise<FreezingProxy> {
   const { hostname, port } = new URL(target);
   const sockets = new Set<Socket>();
@@ -65,12 +95,15 @@ async function startFreezingProxy(target: string): Promise<FreezingProxy> {
       sockets.delete(upstream);
     };
     client.on('data', (chunk: Buffer) => {
-      if (frozen) return;
-      upstream.write(chunk);
-      if (trigger?.matches(chunk.toString('latin1')) === true) {
-        frozen = true;
-        trigger.passed();
-        trigger = undefined;
+      // Command by command: a chunk may carry the chosen command and the ones sent after it.
+      for (const command of respCommands(chunk)) {
+        if (frozen) return;
+        upstream.write(command);
+        if (trigger?.matches(command.toString('latin1')) === true) {
+          frozen = true;
+          trigger.passed();
+          trigger = undefined;
+        }
       }
     });
     upstream.on('data', (chunk: Buffer) => client.write(chunk));

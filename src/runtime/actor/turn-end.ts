@@ -1,4 +1,5 @@
 import { turnSettlement } from '../inspect/turn-settlement.ts';
+import { SETTLED_LOG_MISSING } from '../session/session-store.ts';
 import type { EmittedPart } from '../session/turn-record.ts';
 import type { LiveTurn } from './live-turn.ts';
 import { trimJoinedHistory } from './model-request.ts';
@@ -49,11 +50,20 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
     // the log after the clearing could keep the clearing and lose the log: a turn settled for
     // good that never says so.
     await deps.log.append(record.sessionId, { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } });
-    await deps.log.flush?.(record.sessionId);
     const budget = deps.actors.get(record.actor)?.config.limits.historyTokenBudget ?? DEFAULT_HISTORY_TOKEN_BUDGET;
     // The conversation index takes the settlement in the same script as the history.
     const settlement = turnSettlement(record, turn.inbox, turnState, (deps.now ?? Date.now)(), deps.inspect?.redactText);
-    turn.waitingAfter = await deps.store.finishTurn(record, trimJoinedHistory(turn.history, record.messages, budget * 2), settlement);
+    const history = trimJoinedHistory(turn.history, record.messages, budget * 2);
+    // Sent together (one round trip when the log and the store share a connection), the clearing
+    // is guarded: it happens only once Redis holds the log's `turn_settled`; otherwise it is
+    // tried again after the log's write was confirmed.
+    const flushed = deps.log.flush?.(record.sessionId);
+    const guard = deps.settledLogKey === undefined ? undefined : { settledLogKey: deps.settledLogKey(record.sessionId) };
+    const finished = flushed === undefined || guard === undefined ? undefined : deps.store.finishTurn(record, history, settlement, guard);
+    finished?.catch(() => undefined);
+    await flushed;
+    const waiting = await finished;
+    turn.waitingAfter = waiting === undefined || waiting === SETTLED_LOG_MISSING ? await deps.store.finishTurn(record, history, settlement) : waiting;
   };
   const fail = async (reason: string, text: string): Promise<void> => {
     const { sessionId, turnId, actor, step } = turn.record;

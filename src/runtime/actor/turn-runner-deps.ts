@@ -64,6 +64,12 @@ export interface TurnRunnerDeps {
    */
   readonly takeUndelivered?: (sessionId: string) => Promise<readonly MissedMessage[]>;
   /**
+   * The Redis key of a session's event log, when `log` writes there (`eventLogKey`). Given, a
+   * settling turn sends its last log write and its clearing together, the clearing guarded by the
+   * log's `turn_settled` (see `SessionStore.finishTurn`); unset, it waits for the write first.
+   */
+  readonly settledLogKey?: (sessionId: string) => string;
+  /**
    * What the inspector records beside the log (`src/runtime/inspect/`): each model call's cost,
    * whole calls while capture is on, suspensions in the conversation index. Unset: calls cost 0
    * (logged `priced: false`) and nothing more is recorded.

@@ -72,11 +72,14 @@ function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection
 /** Runs one turn to settlement or to a wait, saving its record after every model call. */
 async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal): Promise<{ exit: TurnExit; turn: LiveTurn }> {
   const turn = await openTurn(deps, progress);
-  return { exit: await runSteps(deps, turn, signal), turn };
+  return { exit: await runSteps(deps, turn, signal, progress.saved), turn };
 }
 
-/** The steps of one turn: resume what a crash left, then model calls until the turn settles or waits. */
-async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSignal): Promise<TurnExit> {
+/**
+ * The steps of one turn: resume what a crash left, then model calls until the turn settles or
+ * waits. `saved` (a new turn's first write of its record) is awaited before the first model call.
+ */
+async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSignal, saved?: Promise<void>): Promise<TurnExit> {
   const now = deps.now ?? Date.now;
   const scope: TurnScope = { deps, turn, end: turnEnd(deps, turn), now };
   const resumed = await resumeTurn(scope);
@@ -87,6 +90,7 @@ async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSigna
     const actor = await actorForNextStep(scope);
     if (actor === undefined) return 'settled';
     await gatherInjections(deps, turn, actor);
+    await saved;
     if (await refusedByBudget(scope)) return 'settled';
     const call = await callModel(scope, actor, signal);
     if (call === undefined) return 'settled';

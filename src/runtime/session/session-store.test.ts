@@ -5,7 +5,8 @@ import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
-import { createSessionStore, type SessionStore } from './session-store.ts';
+import { createEventLog, eventLogKey } from './event-log.ts';
+import { createSessionStore, SETTLED_LOG_MISSING, type SessionStore } from './session-store.ts';
 import type { TurnRecord } from './turn-record.ts';
 
 const redisUrl = useRedis();
@@ -163,5 +164,30 @@ describe('session store history', () => {
     const store = createSessionStore({ redis: await connect(), prefix: prefix(), historyCacheSize: 0 });
     await oneTurn(store, 's4', 'b1', 'one');
     expect(await oneTurn(store, 's4', 'b2', 'two')).toEqual([say('one')]);
+  });
+});
+
+describe('a guarded finish', () => {
+  it('clears the turn only once its log holds the turn\'s turn_settled, alone or in a batch', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const log = createEventLog({ redis, prefix: prefix() });
+    const guard = { settledLogKey: eventLogKey(prefix(), 'sg') };
+    await store.accept('sg', sampleInjection('g1'));
+    const progress = await store.beginTurn('sg', (first) => recordFor('sg', first, 'turn_g1'));
+    if (progress === undefined) throw new Error('no turn');
+    await progress.saved;
+    const { record } = progress;
+
+    expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(SETTLED_LOG_MISSING);
+    // Another turn's settlement does not count.
+    await log.append('sg', { type: 'turn_settled', turnId: 'turn_other', data: {} });
+    expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(SETTLED_LOG_MISSING);
+    expect(await redis.exists(`${prefix()}:s:sg:turn`)).toBe(1);
+
+    await log.appendAll('sg', [{ type: 'delivery', turnId: record.turnId, data: {} }, { type: 'turn_settled', turnId: record.turnId, data: {} }]);
+    expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(0);
+    expect(await redis.exists(`${prefix()}:s:sg:turn`)).toBe(0);
+    expect(await redis.lrange(`${prefix()}:s:sg:hist`, 0, -1)).toEqual([JSON.stringify(say('hi'))]);
   });
 });

@@ -46,6 +46,12 @@ export interface TurnInProgress {
   readonly historyChars: number;
   /** True when the record was found in Redis (another worker's turn, resumed), false when new. */
   readonly resumed: boolean;
+  /**
+   * A new turn's first write of its record: sent, not waited for, so it leaves with the turn's
+   * next command. The caller awaits it before the turn does anything another worker could resume
+   * from (its first model call); it rejects as the write did.
+   */
+  readonly saved?: Promise<void>;
 }
 
 /**
@@ -80,9 +86,12 @@ export interface SessionStore {
    * Ends the turn: stores the new history (only the change from the history the turn began with,
    * when this process still holds that one) and clears the turn and its inbox, atomically, adding
    * `conversation` (when given) to the conversation index in the same script. Resolves to how
-   * many injections wait in the mailbox for the next turn.
+   * many injections wait in the mailbox for the next turn. With `guard.settledLogKey` (the
+   * session's event log), it clears nothing unless the log's last entries hold the turn's
+   * `turn_settled`, and resolves to {@link SETTLED_LOG_MISSING} then: a caller may send the log's
+   * write and this one together, and fall back to writing them one after the other.
    */
-  finishTurn(record: TurnRecord, history: readonly ModelMessage[], conversation?: ConversationSettlement): Promise<number>;
+  finishTurn(record: TurnRecord, history: readonly ModelMessage[], conversation?: ConversationSettlement, guard?: { readonly settledLogKey: string }): Promise<number>;
   /** Sessions with a turn in progress (running, waiting or settling), at most `limit` (default 100). */
   activeTurns(limit?: number): Promise<TurnRecord[]>;
   /** How many injections wait for a turn. */
@@ -122,16 +131,31 @@ if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 
 if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0 } end
 return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2 }`);
 
+/** How many of the log's last entries a guarded finish looks through for the turn's `turn_settled`. */
+const SETTLED_LOG_LOOKBACK = 8;
+
+/** What a guarded {@link SessionStore.finishTurn} answers when the turn's `turn_settled` is not in its log yet. */
+export const SETTLED_LOG_MISSING = -2;
+
 /**
  * Applies a history change when the stored version is still the one the turn started from (`*`:
  * store it whole whatever is there), with its idle expiry; drops the turn, its inbox and the
  * earlier single-string history; answers the mailbox length, or -1 (nothing done) when the stored
  * history changed meanwhile. ARGV: base version, new version, ttl, drop count, new first message
  * or '', the conversation settlement for the index (`KEYS[7]`, `KEYS[8]`) or '', then the
- * messages to append.
+ * messages to append. With `KEYS[9]` (the session's event log), it first makes sure the log's
+ * last entries hold this turn's `turn_settled`, and answers -2 (nothing done) when they do not.
  */
 const FINISH_SCRIPT = defineScript(`${CONVERSATION_SETTLED_LUA}
 if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
+if KEYS[9] then
+  local logged = false
+  for _, entry in ipairs(redis.call('XREVRANGE', KEYS[9], '+', '-', 'COUNT', ${String(SETTLED_LOG_LOOKBACK)})) do
+    local text = table.concat(entry[2], ' ')
+    if string.find(text, 'turn_settled', 1, true) and string.find(text, ARGV[2], 1, true) then logged = true break end
+  end
+  if not logged then return -2 end
+end
 if ARGV[6] ~= '' then conversation_settled(KEYS[7], KEYS[8], ARGV[6]) end
 if ARGV[1] == '*' then
   redis.call('DEL', KEYS[1])
@@ -243,8 +267,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const first = inbox[0];
       if (first === undefined) return undefined;
       const record = create(first);
-      await redis.set(key(sessionId, 'turn'), JSON.stringify(record));
-      return { record, ...begun, resumed: false };
+      const saved = redis.set(key(sessionId, 'turn'), JSON.stringify(record)).then(() => undefined);
+      // Handled here too, so a caller that fails before awaiting it leaves no unhandled rejection.
+      saved.catch(() => undefined);
+      return { record, ...begun, resumed: false, saved };
     },
 
     async steer(sessionId) {
@@ -260,9 +286,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       await redis.set(key(record.sessionId, 'turn'), JSON.stringify(record));
     },
 
-    async finishTurn(record, history, conversation) {
+    async finishTurn(record, history, conversation, guard) {
       const { sessionId, turnId } = record;
-      const keys = [...['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part)), ...indexKeys];
+      const keys = [...['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part)), ...indexKeys, ...(guard === undefined ? [] : [guard.settledLogKey])];
       const settled = index === undefined || conversation === undefined ? '' : settlementArgument(conversation);
       const write = (base: string, change: HistoryChange): Promise<number> =>
         runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...change.append]).then(Number);
@@ -271,6 +297,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const whole = base === undefined || base.rewrite === true;
       let change = whole ? wholeHistory(history, 0) : historyChange(base, history);
       let waiting = await write(whole ? '*' : base.version, change);
+      if (waiting === SETTLED_LOG_MISSING) return waiting;
       if (waiting < 0) {
         // Another process wrote the history since this turn read it: this turn's history wins, whole.
         change = wholeHistory(history, 0);
