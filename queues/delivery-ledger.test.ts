@@ -50,6 +50,22 @@ describe('createDeliveryLedger', () => {
     expect(await ledger.resume('k', 'job-3', seen.since)).toEqual({ kind: 'sent', receipt: { providerMessageId: 'SM2' } });
   });
 
+  it('carries when a dead attempt went silent to the next look at its intent, and forgets it with a new intent', async () => {
+    const ledger = createDeliveryLedger({ redis: resources.redis('worker'), prefix: prefix() });
+    await ledger.markSilent('k', 1_000);
+    expect(await ledger.read('k')).toBeUndefined();
+    await ledger.begin('k', 'job-1', false);
+    await ledger.markSilent('k', 1_700_000_000_000);
+    const seen = await ledger.begin('k', 'job-2', false);
+    expect(seen).toEqual({ kind: 'unconfirmed', since: expect.any(Number) as number, silentSince: 1_700_000_000_000 });
+    if (seen.kind !== 'unconfirmed') throw new Error('expected an open intent');
+    expect(await ledger.resume('k', 'job-2', seen.since)).toEqual({ kind: 'proceed', previous: 'sending' });
+    expect(await ledger.begin('k', 'job-3', false)).toEqual({ kind: 'unconfirmed', since: expect.any(Number) as number });
+    await ledger.recordReceipt('k', { providerMessageId: 'SM3' });
+    await ledger.markSilent('k', 1_700_000_000_000);
+    expect(await ledger.begin('k', 'job-4', false)).toMatchObject({ kind: 'sent' });
+  });
+
   it('lets a recorded failure be tried again', async () => {
     const ledger = createDeliveryLedger({ redis: resources.redis('worker'), prefix: prefix() });
     await ledger.begin('k', 'job-1', false);

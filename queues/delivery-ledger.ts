@@ -19,7 +19,8 @@ import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 /**
  * KEYS[1] ledger hash. ARGV: now, jobId, ttlMs, idempotencyKey, resendUnconfirmed: '1' (always),
  * '0' (never) or '=<ms>' (only while the open intent is still the one recorded at <ms>).
- * Returns {'sent', receipt} | {'unconfirmed', sendingSince} | {'proceed', previousState}.
+ * Returns {'sent', receipt} | {'unconfirmed', sendingSince, silentSince or ''} | {'proceed', previousState}.
+ * A new intent drops the earlier one's `silentSince`.
  */
 const BEGIN = defineScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -29,9 +30,10 @@ end
 if state == 'sending' and ARGV[5] ~= '1' then
   local since = redis.call('HGET', KEYS[1], 'sendingSince') or ''
   if ARGV[5] == '0' or string.sub(ARGV[5], 1, 1) ~= '=' or tonumber(string.sub(ARGV[5], 2)) ~= tonumber(since) then
-    return {'unconfirmed', since}
+    return {'unconfirmed', since, redis.call('HGET', KEYS[1], 'silentSince') or ''}
   end
 end
+redis.call('HDEL', KEYS[1], 'silentSince')
 redis.call('HSET', KEYS[1], 'state', 'sending', 'sendingSince', ARGV[1], 'jobId', ARGV[2], 'idempotencyKey', ARGV[4])
 redis.call('HINCRBY', KEYS[1], 'sendCalls', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -55,6 +57,13 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
 
+/** KEYS[1] ledger hash. ARGV: the time (ms). Records it as `silentSince` while the entry is `sending`. */
+const MARK_SILENT = defineScript(`
+if redis.call('HGET', KEYS[1], 'state') ~= 'sending' then return 0 end
+redis.call('HSET', KEYS[1], 'silentSince', ARGV[1])
+return 1
+`);
+
 /** What {@link DeliveryLedger.begin} found. */
 export type LedgerBegin =
   /** Sent before: complete with this receipt, do not send. */
@@ -63,7 +72,12 @@ export type LedgerBegin =
    * An earlier attempt recorded its intent, at `since` (epoch milliseconds; 0 when not kept), but
    * no outcome; nothing was recorded now.
    */
-  | { readonly kind: 'unconfirmed'; readonly since: number }
+  | {
+    readonly kind: 'unconfirmed';
+    readonly since: number;
+    /** From when the attempt's process surely sent nothing more (it was found dead), when known. */
+    readonly silentSince?: number;
+  }
   /** Intent recorded now: go ahead and send. */
   | { readonly kind: 'proceed'; readonly previous: 'new' | 'failed' | 'sending' };
 
@@ -108,6 +122,11 @@ export interface DeliveryLedger {
   recordFailure(idempotencyKey: string, message: string): Promise<void>;
   /** The stored entry, if any. */
   read(idempotencyKey: string): Promise<LedgerEntry | undefined>;
+  /**
+   * Records that the process of the open intent sends nothing after `atMs` (epoch milliseconds):
+   * it was found dead, so a message it sent is at the provider by then. Ignored unless `sending`.
+   */
+  markSilent(idempotencyKey: string, atMs: number): Promise<void>;
 }
 
 /** The Redis key of the ledger entry of `idempotencyKey`. */
@@ -134,11 +153,12 @@ export function createDeliveryLedger(options: DeliveryLedgerOptions): DeliveryLe
 
   const begin = async (idempotencyKey: string, jobId: string, resend: string): Promise<LedgerBegin> => {
     const reply = await runScript(redis, BEGIN, [keyOf(idempotencyKey)], [Date.now(), jobId, ttlMs, idempotencyKey, resend]);
-    const [kind, value] = Array.isArray(reply) ? (reply as unknown[]) : [];
+    const [kind, value, silent] = Array.isArray(reply) ? (reply as unknown[]) : [];
     if (kind === 'sent') return { kind, receipt: parseReceipt(value) };
     if (kind === 'unconfirmed') {
       const since = Number(value);
-      return { kind, since: Number.isFinite(since) && value !== '' ? since : 0 };
+      const silentSince = Number(silent);
+      return { kind, since: Number.isFinite(since) && value !== '' ? since : 0, ...(silent !== '' && Number.isFinite(silentSince) ? { silentSince } : {}) };
     }
     const previous = value === 'failed' || value === 'sending' ? value : 'new';
     return { kind: 'proceed', previous };
@@ -152,6 +172,9 @@ export function createDeliveryLedger(options: DeliveryLedgerOptions): DeliveryLe
     },
     async recordFailure(idempotencyKey, message) {
       await runScript(redis, RECORD_FAILURE, [keyOf(idempotencyKey)], [Date.now(), message, ttlMs]);
+    },
+    async markSilent(idempotencyKey, atMs) {
+      await runScript(redis, MARK_SILENT, [keyOf(idempotencyKey)], [Math.floor(atMs)]);
     },
     async read(idempotencyKey) {
       const fields = await redis.hgetall(keyOf(idempotencyKey));

@@ -115,8 +115,12 @@ describe('Outbound.deliver', () => {
     dyingRedis.disconnect();
     const out = outbound(redis, { senders: { sms: sender } });
     expect(await out.deliver(sampleDelivery('sms', 'cut'))).toMatchObject({ duplicate: true });
-    await waitFor(async () => (await sweepOutbox({ redis, prefix: prefix(), enqueue: (delivery) => out.enqueue(delivery) })) === 1, 'the sweep');
+    const ledger = createDeliveryLedger({ redis, prefix: prefix() });
+    const swept = { redis, prefix: prefix(), leaseMs: 50, markSilent: (key: string, at: number) => ledger.markSilent(key, at), enqueue: (delivery: Parameters<typeof out.enqueue>[0]) => out.enqueue(delivery) };
+    await waitFor(async () => (await sweepOutbox(swept)) === 1, 'the sweep');
     expect(await outboxSize(redis)).toBe(0);
+    // The hand-over says from when the dead sender sent nothing more, for the lookup to conclude sooner.
+    expect(await ledger.begin('cut', 'look', false)).toMatchObject({ kind: 'unconfirmed', silentSince: expect.any(Number) as number });
     const job = await inspector('sms').getJobs(['waiting']);
     expect(job.map((entry) => (entry.data as { item: { idempotencyKey: string } }).item.idempotencyKey)).toEqual(['cut']);
     expect(sender.calls).toHaveLength(0);

@@ -98,7 +98,7 @@ export function createDeliveryProcessor(options: DeliveryProcessorOptions): Deli
     const jobId = job.id ?? '';
     const found = await ledger.begin(key, jobId, sender.providerIdempotent ?? false);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const begun = found.kind === 'unconfirmed' ? await resolveUnconfirmed({ sender, ledger, failures, delivery, jobId, since: found.since, lastAttempt }) : found;
+    const begun = found.kind === 'unconfirmed' ? await resolveUnconfirmed({ sender, ledger, failures, delivery, jobId, since: found.since, ...(found.silentSince === undefined ? {} : { silentSince: found.silentSince }), lastAttempt }) : found;
     if (begun.kind === 'sent') return { receipt: begun.receipt, afterFailure: false };
     let receipt: SendReceipt;
     try {

@@ -154,10 +154,11 @@ export function createOutbound(options: OutboundOptions): Outbound {
 
   const retryDelays = createRetryDelays({ backoffDelayMs, maxBackoffDelayMs });
   const ledgerTtlMs = options.ledgerTtlMs ?? 30 * DAY_MS;
+  const inlineLeaseMs = options.inlineLeaseMs ?? 4_000;
   const inline = createInlineSend({
     redis: producer.client,
     prefix,
-    leaseMs: options.inlineLeaseMs ?? 4_000,
+    leaseMs: inlineLeaseMs,
     ledgerTtlMs,
     lineGraceMs: 15_000,
     retryDelayMs: (error, retryAfterMs) => retryDelays.plan(error, 1, retryAfterMs),
@@ -299,7 +300,11 @@ export function createOutbound(options: OutboundOptions): Outbound {
         rateLimit: createDestinationRateLimit({ redis, prefix }),
       };
       for (const [channel, sender] of Object.entries(senders)) startWorker(channel, sender, shared);
-      stopSweeper = startOutboxSweeper({ redis, prefix, intervalMs: options.sweepIntervalMs ?? 1000, enqueue: (delivery) => enqueue(delivery), onError });
+      stopSweeper = startOutboxSweeper({
+        redis, prefix, intervalMs: options.sweepIntervalMs ?? 1000, onError, leaseMs: inlineLeaseMs,
+        enqueue: (delivery) => enqueue(delivery),
+        markSilent: (idempotencyKey, atMs) => shared.ledger.markSilent(idempotencyKey, atMs),
+      });
     },
     close() {
       closing ??= (async () => {

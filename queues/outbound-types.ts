@@ -107,6 +107,12 @@ export type UnconfirmedRule = 'at-most-once' | 'at-least-once';
 export interface SendIntent {
   /** When the earlier attempt recorded its intent to send, in epoch milliseconds. */
   readonly since: number;
+  /**
+   * From when the earlier attempt's process surely sent nothing more, in epoch milliseconds: set
+   * when the outbox sweeper found it dead (its lease renewals stopped). Anything it sent was on its
+   * way to the provider by then.
+   */
+  readonly silentSince?: number;
 }
 
 /**

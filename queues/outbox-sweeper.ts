@@ -18,6 +18,14 @@ export interface OutboxSweeperOptions {
   readonly intervalMs: number;
   /** Adds a delivery to its channel's queue (idempotent by its key). */
   readonly enqueue: (delivery: OutboundDelivery) => Promise<unknown>;
+  /**
+   * Told, before each hand-over, from when the dead process surely sent nothing more (epoch ms):
+   * its lease ran out, so its last renewal was a lease ago and it died within a quarter lease of
+   * it (`DeliveryLedger.markSilent`, which lets a lookup conclude sooner). With `leaseMs`.
+   */
+  readonly markSilent?: (idempotencyKey: string, atMs: number) => Promise<void>;
+  /** The inline sends' lease, ms (see `InlineSendOptions.leaseMs`); needed by `markSilent`. */
+  readonly leaseMs?: number;
   readonly onError: (error: Error) => void;
 }
 
@@ -47,6 +55,7 @@ export async function sweepOutbox(options: Omit<OutboxSweeperOptions, 'intervalM
     const key = flat[index] ?? '';
     const delivery = parseDelivery(flat[index + 1] ?? '');
     if (delivery !== undefined) {
+      if (options.leaseMs !== undefined) await options.markSilent?.(key, Date.now() - Math.ceil((options.leaseMs * 3) / 4));
       await options.enqueue(delivery);
       handed += 1;
     }

@@ -16,21 +16,36 @@ export function deliveryTag(idempotencyKey: string): string {
 }
 
 /**
- * `absent` once `settleMs` have passed since the earlier intent, else `pending` for the rest of
- * that time. Before then, a send begun at `intent.since` may still be on its way to the provider
- * (a worker paused, not dead, or a provider slow to list what it took), so not finding it yet
- * proves nothing.
+ * How long after an attempt's process went silent (found dead, see `SendIntent.silentSince`) a
+ * message it sent to the provider itself is sure to be listed, in ms: the provider's own delay in
+ * listing what it took, with a wide margin. Nothing can still be on its way from a process that is
+ * gone. Not for a send another process makes on the attempt's behalf (a relay).
+ */
+export const SILENT_SETTLE_MS = 10_000;
+
+/**
+ * `absent` once the earlier intent had time to show, else `pending` for the rest of that time:
+ * `settleMs` after the intent, or `afterSilenceMs` after its process went silent when that is
+ * known and comes first. Before then, a send begun at `intent.since` may still be on its way to
+ * the provider (a worker paused, not dead, or a provider slow to list what it took), so not
+ * finding it yet proves nothing.
  *
  * @param settleMs - How long after an intent a message sent under it is sure to show: the
  *   provider call's timeout plus the provider's own delay in listing it, in milliseconds.
- * @param now - Epoch milliseconds. Default `Date.now()`.
+ * @param options.afterSilenceMs - For a sender that calls the provider itself: how long after its
+ *   process went silent a message it sent is sure to show (usually {@link SILENT_SETTLE_MS}).
+ *   Unset, only `settleMs` counts.
+ * @param options.now - Epoch milliseconds. Default `Date.now()`.
  */
-export function absentOnceSettled(intent: SendIntent, settleMs: number, now = Date.now()): SentLookup {
-  const age = now - intent.since;
-  if (age >= settleMs) return { kind: 'absent' };
+export function absentOnceSettled(intent: SendIntent, settleMs: number, options: { readonly afterSilenceMs?: number; readonly now?: number } = {}): SentLookup {
+  const now = options.now ?? Date.now();
+  const { silentSince } = intent;
+  const afterSilence = silentSince === undefined || options.afterSilenceMs === undefined ? Number.POSITIVE_INFINITY : silentSince + options.afterSilenceMs;
+  const settledAt = Math.min(intent.since + settleMs, afterSilence);
+  if (now >= settledAt) return { kind: 'absent' };
   return {
     kind: 'pending',
-    retryAfterMs: settleMs - age,
-    reason: `the earlier send began ${String(Math.max(0, age))} ms ago and may not show for ${String(settleMs)} ms`,
+    retryAfterMs: settledAt - now,
+    reason: `the earlier send began ${String(Math.max(0, now - intent.since))} ms ago and may not show for ${String(settledAt - intent.since)} ms`,
   };
 }

@@ -31,6 +31,8 @@ export interface UnconfirmedContext {
   readonly jobId: string;
   /** When the open intent was recorded, in epoch milliseconds (as the ledger reported it). */
   readonly since: number;
+  /** From when the intent's process surely sent nothing more, when the ledger knows (see `SendIntent`). */
+  readonly silentSince?: number;
   /** Whether this attempt is the job's last: a lookup that fails or must wait then ends as `unconfirmed`. */
   readonly lastAttempt: boolean;
 }
@@ -61,10 +63,10 @@ const reasonOf = (thrown: unknown): string => (thrown instanceof Error ? thrown.
 
 /** Asks the sender; a permanent lookup failure (a missing scope, say) counts as `unknown`. */
 async function lookUp(context: UnconfirmedContext): Promise<SentLookup> {
-  const { sender, delivery, since } = context;
+  const { sender, delivery, since, silentSince } = context;
   if (sender.findSent === undefined) return { kind: 'unknown', reason: 'the channel cannot ask its provider about an earlier send' };
   try {
-    return await sender.findSent(delivery, { since });
+    return await sender.findSent(delivery, { since, ...(silentSince === undefined ? {} : { silentSince }) });
   } catch (thrown) {
     if (thrown instanceof DeliveryError && thrown.permanent) return { kind: 'unknown', reason: `the provider could not be asked: ${thrown.message}` };
     if (context.lastAttempt) return { kind: 'unknown', reason: `asking the provider failed on the last attempt: ${reasonOf(thrown)}` };

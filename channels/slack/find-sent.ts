@@ -16,7 +16,7 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { DeliveryError } from '../../queues/delivery-error.ts';
 import type { ChannelSender, SendIntent, SentLookup } from '../../queues/outbound-types.ts';
-import { absentOnceSettled, deliveryTag } from '../../queues/sent-lookup.ts';
+import { absentOnceSettled, deliveryTag, SILENT_SETTLE_MS } from '../../queues/sent-lookup.ts';
 import { readSlackPayload, type SlackPayload } from './slack-payload.ts';
 import type { SlackStore } from './slack-store.ts';
 
@@ -116,7 +116,7 @@ async function findPost(options: SlackFindSentOptions, post: Post, idempotencyKe
   const oldest = ((intent.since - CLOCK_SKEW_MS) / 1000).toFixed(6);
   const found = await search(client, channel, post, deliveryTag(idempotencyKey), oldest);
   if (found === 'unknown') return { kind: 'unknown', reason: `Slack listed more than ${String(MAX_PAGES * PAGE_SIZE)} messages since the intent without the post` };
-  if (found === 'absent') return absentOnceSettled(intent, options.settleMs ?? SLACK_SETTLE_MS);
+  if (found === 'absent') return absentOnceSettled(intent, options.settleMs ?? SLACK_SETTLE_MS, { afterSilenceMs: SILENT_SETTLE_MS });
   const where = { channel, ts: found.ts };
   if (post.key !== undefined) await options.store.rememberMessage(`${post.channel}:${post.key}`, where);
   return { kind: 'sent', receipt: { providerMessageId: found.ts, details: { channel } } };

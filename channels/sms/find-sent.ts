@@ -13,7 +13,7 @@
  */
 import { DeliveryError } from '../../queues/delivery-error.ts';
 import type { ChannelSender, SendIntent, SentLookup } from '../../queues/outbound-types.ts';
-import { absentOnceSettled } from '../../queues/sent-lookup.ts';
+import { absentOnceSettled, SILENT_SETTLE_MS } from '../../queues/sent-lookup.ts';
 import { readSmsPayload } from './sms-payload.ts';
 import type { ListedMessage, TwilioClient } from './twilio-client.ts';
 
@@ -89,6 +89,6 @@ export function createSmsFindSent(options: SmsFindSentOptions): NonNullable<Chan
     if (listed.length >= MAX_LISTED && oldest !== undefined && oldest.dateCreated.getTime() >= earliest) {
       return { kind: 'unknown', reason: `Twilio listed ${String(MAX_LISTED)} messages to ${payload.to} since the intent without a match` };
     }
-    return absentOnceSettled(intent, settleMs);
+    return absentOnceSettled(intent, settleMs, { afterSilenceMs: SILENT_SETTLE_MS });
   };
 }
