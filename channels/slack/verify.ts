@@ -5,8 +5,9 @@
  * `X-Slack-Request-Timestamp` (within five minutes of now either way, against replays). Written
  * here rather than taken from Bolt, whose check builds two more HMACs per request to compare.
  */
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { sameMac } from '../../src/runtime/crypto/signing.ts';
 import { readBody } from '../../src/runtime/http/router.ts';
 
 /** Largest request body, in bytes (Slack's event payloads are a few kilobytes). */
@@ -40,9 +41,7 @@ function keyOf(secret: string): KeyObject {
 export function isSlackSignature(signingSecret: string, timestamp: string, body: string, signature: string, nowMs: number): boolean {
   if (signingSecret === '' || !/^\d{1,12}$/.test(timestamp)) return false;
   if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > MAX_SKEW_SECONDS) return false;
-  const expected = Buffer.from(`v0=${createHmac('sha256', keyOf(signingSecret)).update(`v0:${timestamp}:${body}`).digest('hex')}`, 'latin1');
-  const given = Buffer.from(signature, 'latin1');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameMac(signature, `v0=${createHmac('sha256', keyOf(signingSecret)).update(`v0:${timestamp}:${body}`).digest('hex')}`);
 }
 
 /**
