@@ -222,15 +222,21 @@ export interface TurnWorker {
   close(): Promise<void>;
 }
 
+/** Runs one turn under a lease and lets it go with `release` (the worker's `runLeased`). */
+type LeasedRunner = <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>) => Promise<T | undefined>;
+
 /** The worker's inline turns, when it was given its queue and a way to tell work. */
 function inlineTurnsOf(
   options: TurnWorkerOptions,
-  parts: Pick<InlineTurnsOptions, 'redis' | 'prefix' | 'locks' | 'runLeased' | 'onError' | 'queuedRunning' | 'onRunningChange'>,
+  { runLeased, ...parts }: Pick<InlineTurnsOptions, 'redis' | 'prefix' | 'locks' | 'onError' | 'queuedRunning' | 'onRunningChange'> & { readonly runLeased: LeasedRunner },
 ): InlineTurns | undefined {
   const { inline, hasWork } = options;
   if (inline === undefined || hasWork === undefined) return undefined;
+  const watchKey = inlineTurnsKey(parts.prefix);
   return createInlineTurns({
     ...parts,
+    // The release looks at the session's work and leaves the watch set in the same command.
+    runLeased: (sessionId, lease) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey, workKeys: inline.workKeys(sessionId) })),
     startRedis: inline.redis,
     schedule: (sessionId, key, scheduleOptions) => inline.queue.schedule(sessionId, key, scheduleOptions),
     hasWork,
@@ -353,7 +359,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   // Inline turns take their slots from the queue's: BullMQ fetches for what is left (at least one).
   const inline = inlineTurnsOf(options, {
     redis: redis.client, prefix, locks, onError,
-    runLeased: (sessionId, lease) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey: inlineTurnsKey(prefix), workKeys: options.inline?.workKeys(sessionId) ?? [''] })),
+    runLeased: (sessionId, lease, release) => runLeased(sessionId, lease, release),
     queuedRunning: () => jobsRunning,
     onRunningChange: (running) => { worker.concurrency = Math.max(1, concurrency - running); },
   });

@@ -4,8 +4,7 @@
  * forwarded, every connection is cut, and new ones are refused until {@link CuttingProxy.heal}.
  * Redis itself keeps running, so what was written before the cut stays written.
  */
-import { connect, createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { startRedisProxy } from './redis-proxy.ts';
 
 /** A running proxy. */
 export interface CuttingProxy {
@@ -20,51 +19,24 @@ export interface CuttingProxy {
 
 /** Starts a proxy to the Redis at `target` (`redis://host:port`). */
 export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
-  const { hostname, port } = new URL(target);
-  const sockets = new Set<Socket>();
   let marker: string | undefined;
   let onCut: (() => void) | undefined;
   let cut = false;
-
-  const cutAll = (): void => {
-    cut = true;
-    for (const socket of sockets) socket.destroy();
-    sockets.clear();
-    onCut?.();
-  };
-
-  const server = createServer((client) => {
-    if (cut) {
-      client.destroy();
-      return;
-    }
-    const upstream = connect({ host: hostname, port: Number(port) });
-    sockets.add(client);
-    sockets.add(upstream);
-    const forget = (): void => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('data', (chunk: Buffer) => {
+  const proxy = await startRedisProxy(target, {
+    accepts: () => !cut,
+    onClientData(chunk, upstream) {
       if (marker !== undefined && chunk.includes(marker)) {
         marker = undefined;
-        cutAll();
+        cut = true;
+        proxy.dropAll();
+        onCut?.();
         return;
       }
       upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    client.on('close', forget);
-    upstream.on('close', forget);
-    client.on('error', forget);
-    upstream.on('error', forget);
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: own } = server.address() as AddressInfo;
   return {
-    url: `redis://127.0.0.1:${String(own)}`,
+    url: proxy.url,
     cutAt(text) {
       marker = text;
       return new Promise((resolve) => {
@@ -74,9 +46,6 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     heal() {
       cut = false;
     },
-    close() {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => { resolve(); }));
-    },
+    close: () => proxy.close(),
   };
 }

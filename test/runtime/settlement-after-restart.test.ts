@@ -13,7 +13,6 @@
  * cleared itself before writing its log would lose that entry here for good: the turn tried again
  * after the restart finds no turn left to settle.
  */
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -25,6 +24,7 @@ import { TURN_QUEUE_NAME } from '../../queues/turn-queue.ts';
 import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { echoModel, postMessage, responses } from '../outage/outage-kit.ts';
+import { startRedisProxy } from '../outage/redis-proxy.ts';
 import { useRestartableRedis } from '../outage/restartable-redis.ts';
 import { useStarted } from '../support/use-started.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
@@ -75,26 +75,11 @@ function respCommands(chunk: Buffer): Buffer[] {
 }
 
 async function startFreezingProxy(target: string): Promise<FreezingProxy> {
-  const { hostname, port } = new URL(target);
-  const sockets = new Set<Socket>();
   let trigger: { matches: (chunk: string) => boolean; passed: () => void } | undefined;
   let frozen = false;
-
-  const server = createServer((client) => {
-    if (frozen) {
-      client.destroy();
-      return;
-    }
-    const upstream = connect({ host: hostname, port: Number(port) });
-    sockets.add(client);
-    sockets.add(upstream);
-    const forget = (): void => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('data', (chunk: Buffer) => {
+  const proxy = await startRedisProxy(target, {
+    accepts: () => !frozen,
+    onClientData(chunk, upstream) {
       // Command by command: a chunk may carry the chosen command and the ones sent after it.
       for (const command of respCommands(chunk)) {
         if (frozen) return;
@@ -105,17 +90,10 @@ async function startFreezingProxy(target: string): Promise<FreezingProxy> {
           trigger = undefined;
         }
       }
-    });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    client.on('close', forget);
-    upstream.on('close', forget);
-    client.on('error', forget);
-    upstream.on('error', forget);
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: own } = server.address() as AddressInfo;
   return {
-    url: `redis://127.0.0.1:${String(own)}`,
+    url: proxy.url,
     freezeAfter(matches) {
       return new Promise((resolve) => {
         trigger = { matches, passed: resolve };
@@ -124,14 +102,10 @@ async function startFreezingProxy(target: string): Promise<FreezingProxy> {
     thaw() {
       trigger = undefined;
       if (!frozen) return;
-      for (const socket of sockets) socket.destroy();
-      sockets.clear();
+      proxy.dropAll();
       frozen = false;
     },
-    close() {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => { resolve(); }));
-    },
+    close: () => proxy.close(),
   };
 }
 
