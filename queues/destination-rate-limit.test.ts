@@ -96,4 +96,42 @@ describe('createDestinationRateLimit', () => {
       expect(ttl).toBeLessThanOrEqual(1000 + 15_000 + 1000);
     }
   });
+
+  it('counts a method window across destinations and grants nothing over it', async () => {
+    const { limit } = limiter();
+    const update = { method: { name: 'chat.update', limit: { max: 2, durationMs: 60_000 } } };
+    expect(await limit.acquire('slack', 'C1', 'u1', undefined, update)).toBe(0);
+    expect(await limit.acquire('slack', 'C2', 'u2', undefined, update)).toBe(0);
+    const held = await limit.acquire('slack', 'C3', 'u3', undefined, update);
+    expect(held).toBeGreaterThan(59_000);
+    expect(held).toBeLessThanOrEqual(60_000);
+    // Another method, and another channel, have windows of their own.
+    expect(await limit.acquire('slack', 'C4', 'p1', undefined, { method: { name: 'chat.postMessage', limit: { max: 2, durationMs: 60_000 } } })).toBe(0);
+    expect(await limit.acquire('whatsapp', 'C1', 'w1', undefined, update)).toBe(0);
+  });
+
+  it('keeps a destination in order behind a delivery a shared limit holds back', async () => {
+    const { redis, limit } = limiter();
+    const channel = { channel: { max: 1, durationMs: 300 } };
+    expect(await limit.acquire('sms', '+15550100', 'first', undefined, channel)).toBe(0);
+    expect(await limit.acquire('sms', '+15550101', 'held', undefined, channel)).toBeGreaterThan(0);
+    // Without a destination limit of its own, a later one to that destination waits for the held one.
+    expect(await limit.acquire('sms', '+15550101', 'later', undefined, {})).toBeGreaterThan(0);
+    await vi.waitFor(async () => {
+      expect(await redis.exists(`${prefix()}:outbound-window:sms`)).toBe(0);
+    }, { timeout: 5000, interval: 20 });
+    expect(await limit.acquire('sms', '+15550101', 'later', undefined, {})).toBeGreaterThan(0);
+    expect(await limit.acquire('sms', '+15550101', 'held', undefined, channel)).toBe(0);
+    expect(await limit.acquire('sms', '+15550101', 'later', undefined, {})).toBe(0);
+  });
+
+  it('holds every send of the channel while it is paused after a 429', async () => {
+    const { redis, limit } = limiter();
+    await redis.set(`${prefix()}:outbound-pause:sms`, '1', 'PX', 5000);
+    const wait = await limit.acquire('sms', '+15550100', 'j1', { max: 5, durationMs: 1000 });
+    expect(wait).toBeGreaterThan(4000);
+    expect(wait).toBeLessThanOrEqual(5000);
+    await redis.del(`${prefix()}:outbound-pause:sms`);
+    expect(await limit.acquire('sms', '+15550100', 'j1', { max: 5, durationMs: 1000 })).toBe(0);
+  });
 });

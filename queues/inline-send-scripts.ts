@@ -4,22 +4,25 @@
  * (`destination-rate-limit.ts`), so an inline send and a queued one see the same state.
  */
 import { defineScript } from '../src/runtime/redis/redis-script.ts';
+import { SHARED_WINDOWS_LUA } from './send-windows.ts';
 
 /**
  * Claims an inline send of one delivery, or says why it must go another way.
  *
  * KEYS: 1 ledger hash, 2 outbox deadlines (zset key -> ms), 3 outbox deliveries (hash key -> JSON),
  * 4 destination `sent` zset, 5 destination `line` zset, 6 destination `leases` hash,
- * 7 destination `seq` counter, 8 channel window counter, 9 channel pause key.
+ * 7 destination `seq` counter, 8-10 the shared keys of `send-windows.ts` (channel window, method
+ * window, pause).
  * ARGV: 1 idempotency key, 2 delivery JSON, 3 lease ms, 4 ledger ttl ms, 5 destination max (0: no
- * limit), 6 destination window ms, 7 queue job id, 8 line grace ms, 9 channel max (0: no limit),
- * 10 channel window ms.
+ * limit), 6 destination window ms, 7 queue job id, 8 line grace ms, 9-12 the shared window
+ * arguments of `send-windows.ts`.
  *
  * Returns `{'go'}` (intent recorded, outbox entry written), `{'sent', receipt}`, `{'inflight'}` (an
  * inline send of this key is under way elsewhere), `{'queue'}` (the queue has it or must), or
- * `{'limited'}` (over a limit or paused: the job waits in line for the destination).
+ * `{'limited'}` (over a limit or paused: the job waits in line for the destination; held by a
+ * shared limit, it is marked as the one those behind it wait for).
  */
-export const CLAIM_INLINE = defineScript(`
+export const CLAIM_INLINE = defineScript(`${SHARED_WINDOWS_LUA}
 local state = redis.call('HGET', KEYS[1], 'state')
 if state == 'sent' then return {'sent', redis.call('HGET', KEYS[1], 'receipt')} end
 if state then
@@ -29,25 +32,27 @@ end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local max, window = tonumber(ARGV[5]), tonumber(ARGV[6])
-local limited = redis.call('PTTL', KEYS[9]) > 0
+local shared_keys, shared_args = {KEYS[8], KEYS[9], KEYS[10]}, {ARGV[9], ARGV[10], ARGV[11], ARGV[12]}
+local limited = redis.call('ZCARD', KEYS[5]) > 0
 if not limited and max > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - window)
-  limited = redis.call('ZCARD', KEYS[5]) > 0 or redis.call('ZCARD', KEYS[4]) >= max
+  limited = redis.call('ZCARD', KEYS[4]) >= max
 end
-local cmax = tonumber(ARGV[9])
-if not limited and cmax > 0 then
-  local used = redis.call('INCR', KEYS[8])
-  if used == 1 then redis.call('PEXPIRE', KEYS[8], ARGV[10]) end
-  limited = used > cmax
+local shared_held = false
+if not limited then
+  shared_held = shared_wait(shared_keys, shared_args) > 0
+  limited = shared_held
 end
 if limited then
-  if max > 0 and redis.call('ZSCORE', KEYS[5], ARGV[7]) == false then
+  if shared_held then redis.call('HSET', KEYS[6], '~held', ARGV[7]) end
+  if redis.call('ZSCORE', KEYS[5], ARGV[7]) == false then
     redis.call('ZADD', KEYS[5], redis.call('INCR', KEYS[7]), ARGV[7])
     redis.call('HSET', KEYS[6], ARGV[7], now + window + tonumber(ARGV[8]))
     for i = 5, 7 do redis.call('PEXPIRE', KEYS[i], window + tonumber(ARGV[8])) end
   end
   return {'limited'}
 end
+shared_count(shared_keys, shared_args)
 if max > 0 then
   redis.call('ZADD', KEYS[4], now, ARGV[1])
   redis.call('PEXPIRE', KEYS[4], window)

@@ -1,7 +1,8 @@
 /**
  * `Outbound.deliver`: the inline first attempt against a real Redis. A send within its limits
  * makes no job; a repeat is a duplicate; a destination over its limit queues the delivery behind
- * those waiting, in order; a failed attempt is retried by the queue; a permanent one is final; a
+ * those waiting, in order; a provider method's limit holds across destinations and inline and queued
+ * sends alike; a failed attempt is retried by the queue; a permanent one is final; a
  * send cut short by a crash is handed to the queue by the sweeper and never sent twice.
  */
 import type { Redis } from 'ioredis';
@@ -14,6 +15,7 @@ import { createDeliveryLedger } from './delivery-ledger.ts';
 import { createInlineSend, outboxKeys } from './inline-send.ts';
 import { sweepOutbox } from './outbox-sweeper.ts';
 import { attemptRecorder, outboundHarness, scriptedSender, waitForCounts } from './outbound-test-kit.ts';
+import type { OutboundDelivery } from './outbound-types.ts';
 import { sampleDelivery, useTestResources } from './queue-test-kit.ts';
 
 const redisUrl = useRedis();
@@ -51,6 +53,27 @@ describe('Outbound.deliver', () => {
     for (let index = 1; index < sender.calls.length; index += 1) {
       expect((sender.calls[index]?.at ?? 0) - (sender.calls[index - 1]?.at ?? 0)).toBeGreaterThan(250);
     }
+  });
+
+  it('counts inline and queued sends in one method window, across destinations, and keeps each destination in order', async () => {
+    const windowMs = 400;
+    const methodOf = (delivery: OutboundDelivery): string => (String(delivery.payload['text']).includes('edit') ? 'chat.update' : 'chat.postMessage');
+    const sender = scriptedSender(() => Promise.resolve({}), { methodRateLimits: { 'chat.update': { max: 2, durationMs: windowMs } }, methodOf });
+    const recorder = attemptRecorder();
+    const out = outbound(resources.redis('worker'), { senders: { slack: sender }, onAttempt: recorder.onAttempt });
+    out.startWorkers();
+    const to = (address: string, key: string, text: string): OutboundDelivery => ({ ...sampleDelivery('slack', key), destination: { channel: 'slack', address }, payload: { text } });
+    // Three edits in three conversations: two go at once, the third waits for the window.
+    for (const [address, key] of [['C1', 'e1'], ['C2', 'e2'], ['C3', 'e3']] as const) await out.deliver(to(address, key, 'edit'));
+    // A post is another method: it goes at once. A post behind the waiting edit in C3 waits behind it.
+    await out.deliver(to('C4', 'p1', 'post'));
+    await out.deliver(to('C3', 'p2', 'post'));
+    await waitForCounts(inspector('slack'), { completed: 2 });
+    const at = (key: string): number => sender.calls.find((call) => call.key === key)?.at ?? Number.NaN;
+    expect(sender.calls.slice(0, 3).map((call) => call.key).sort()).toEqual(['e1', 'e2', 'p1']);
+    expect(at('e3') - at('e1')).toBeGreaterThan(windowMs * 0.5);
+    expect(at('p2')).toBeGreaterThanOrEqual(at('e3'));
+    expect(recorder.events.find((event) => event.delivery.idempotencyKey === 'e3' && event.outcome === 'deferred')?.error?.message).toContain('chat.update 2 per 400 ms');
   });
 
   it('hands a failed attempt to the queue, which sends it; a permanent failure is final at once', async () => {

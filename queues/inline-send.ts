@@ -11,7 +11,7 @@
  *
  * When it cannot go at once it goes to the queue, which keeps every guarantee of
  * `outbound-queue.ts`:
- * - over the destination's limit, over the channel's, or the channel paused after a 429: the job
+ * - over the destination's limit, the channel's or its method's, or the channel paused after a 429: the job
  *   joins the destination's line, so later deliveries to it cannot overtake it;
  * - the send failed: the failure is recorded in the ledger and the job is added with the retry
  *   delay the failure calls for (a permanent failure is recorded as final at once);
@@ -31,6 +31,7 @@ import { destinationRateKey } from './destination-rate-limit.ts';
 import { CLAIM_INLINE, DROP_ENTRY, RENEW_LEASES, SETTLE_INLINE } from './inline-send-scripts.ts';
 import { outboundJobId } from './job-ids.ts';
 import type { ChannelSender, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
+import { sharedLimitsOf, sharedWindowArgs, sharedWindowKeys } from './send-windows.ts';
 
 /** How one inline attempt ended. */
 export type InlineOutcome =
@@ -68,11 +69,6 @@ export interface InlineSendOptions {
 /** The outbox keys: deadlines (zset) and deliveries (hash), both keyed by idempotency key. */
 export function outboxKeys(prefix: string): { readonly due: string; readonly deliveries: string } {
   return { due: `${prefix}:outbox:due`, deliveries: `${prefix}:outbox:deliveries` };
-}
-
-/** The key of a channel's pause after a 429 (a plain key with a millisecond expiry). */
-export function channelPauseKey(prefix: string, channel: string): string {
-  return `${prefix}:outbound-pause:${channel}`;
 }
 
 function toError(thrown: unknown): Error {
@@ -129,17 +125,18 @@ export function createInlineSend(options: InlineSendOptions): InlineSend {
     const { channel, idempotencyKey } = delivery;
     const address = delivery.destination.address;
     const limit = sender.destinationRateLimit;
+    const shared = sharedLimitsOf(sender, delivery);
     const rate = (part: string): string => destinationRateKey(prefix, channel, address, part);
     const keys = [
       deliveryLedgerKey(prefix, idempotencyKey), outbox.due, outbox.deliveries,
       rate('sent'), rate('line'), rate('leases'), rate('seq'),
-      `${prefix}:outbound-window:${channel}`, channelPauseKey(prefix, channel),
+      ...sharedWindowKeys(prefix, channel, shared),
     ];
     const args = [
       idempotencyKey, JSON.stringify(delivery), options.leaseMs, ledgerTtlMs,
       limit === undefined ? 0 : Math.max(1, Math.floor(limit.max)), limit === undefined ? 1 : Math.max(1, Math.ceil(limit.durationMs)),
       outboundJobId(idempotencyKey), options.lineGraceMs,
-      sender.rateLimit === undefined ? 0 : Math.max(1, Math.floor(sender.rateLimit.max)), sender.rateLimit === undefined ? 1 : Math.max(1, Math.ceil(sender.rateLimit.durationMs)),
+      ...sharedWindowArgs(shared),
     ];
     const reply = await runScript(redis, CLAIM_INLINE, keys, args);
     return Array.isArray(reply) ? (reply as unknown[]) : [];

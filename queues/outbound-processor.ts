@@ -1,6 +1,6 @@
 /**
- * What an outbound worker does with one delivery job: wait for the destination's rate limit (in
- * the delayed set, without using an attempt), send once through the delivery ledger, decide
+ * What an outbound worker does with one delivery job: wait for its send limits (destination,
+ * channel, provider method, a 429 pause; in the delayed set, without using an attempt), send once through the delivery ledger, decide
  * whether a failure is retried or final, record final failures, and report every attempt.
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
@@ -10,8 +10,9 @@ import { DeliveryError, summarizeDeliveryError } from './delivery-error.ts';
 import { failedDelivery, type DeliveryFailureReason, type DeliveryFailures } from './delivery-failures.ts';
 import type { DeliveryLedger } from './delivery-ledger.ts';
 import type { DestinationRateLimit } from './destination-rate-limit.ts';
-import type { ChannelSender, DeliveryAttemptEvent, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
+import type { ChannelRateLimit, ChannelSender, DeliveryAttemptEvent, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
 import type { RetryDelays } from './retry-delay.ts';
+import { sharedLimitsOf, type SharedLimits } from './send-windows.ts';
 import { resolveUnconfirmed, UnconfirmedSendError } from './unconfirmed-send.ts';
 
 /** The data of an outbound job. */
@@ -49,6 +50,18 @@ function toError(thrown: unknown): Error {
   return thrown instanceof Error ? thrown : new Error(String(thrown));
 }
 
+/** What a deferral was held back by, for its report: the limits that apply to the delivery. */
+function limitsMessage(destination: ChannelRateLimit | undefined, shared: SharedLimits): string {
+  const rate = (limit: ChannelRateLimit): string => `${String(limit.max)} per ${String(limit.durationMs)} ms`;
+  const parts = [
+    ...(destination === undefined ? [] : [`destination ${rate(destination)}`]),
+    ...(shared.channel === undefined ? [] : [`channel ${rate(shared.channel)}`]),
+    ...(shared.method === undefined ? [] : [`${shared.method.name} ${rate(shared.method.limit)}`]),
+  ];
+  const own = parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+  return `held back by its send limits${own}, a 429 pause, or an earlier delivery to the destination still waiting`;
+}
+
 /** Creates the processor of one channel's outbound jobs. */
 export function createDeliveryProcessor(options: DeliveryProcessorOptions): DeliveryProcessor {
   const { sender, ledger, failures, onError } = options;
@@ -73,17 +86,21 @@ export function createDeliveryProcessor(options: DeliveryProcessorOptions): Deli
     await report({ delivery, attempt, outcome: 'failed', error: summary });
   };
 
-  /** Moves the job back to delayed when its destination is over its limit; `true` if it did. */
+  /**
+   * Moves the job back to delayed when its destination, its channel or its provider method is over
+   * its limit, or the channel is paused after a 429; `true` if it did.
+   */
   const deferred = async (job: OutboundJob, token: string, attempt: number): Promise<boolean> => {
-    const limit = sender.destinationRateLimit;
-    if (limit === undefined) return false;
+    // A sender with any limit has a line per destination, which even an unlimited method keeps to.
+    if (sender.destinationRateLimit === undefined && sender.rateLimit === undefined && sender.methodRateLimits === undefined) return false;
     const delivery = job.data.item;
+    const limit = sender.destinationRateLimit;
+    const shared = sharedLimitsOf(sender, delivery);
     const holder = job.id ?? delivery.idempotencyKey;
-    const waitMs = await options.rateLimit.acquire(delivery.channel, delivery.destination.address, holder, limit);
+    const waitMs = await options.rateLimit.acquire(delivery.channel, delivery.destination.address, holder, limit, shared);
     if (waitMs <= 0) return false;
     const nextAttemptAt = Date.now() + waitMs;
-    const message = `held back by the destination rate limit (${limit.max} per ${limit.durationMs} ms)`;
-    await report({ delivery, attempt, outcome: 'deferred', error: { code: 'delivery.rate_limited', message }, nextAttemptAt });
+    await report({ delivery, attempt, outcome: 'deferred', error: { code: 'delivery.rate_limited', message: limitsMessage(limit, shared) }, nextAttemptAt });
     await job.moveToDelayed(nextAttemptAt, token);
     return true;
   };

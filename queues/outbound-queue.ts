@@ -1,6 +1,6 @@
 /**
  * The outbound queues: one BullMQ queue per channel, `outbound-<channel>`, so each channel has its
- * own rate limit and a slow provider holds up only its own channel.
+ * own limits and a slow provider holds up only its own channel.
  *
  * Guarantees:
  * - Enqueue is idempotent: the job id is `out-` + sha256(idempotency key).
@@ -11,13 +11,15 @@
  *   there; when the provider cannot tell, the sender's `unconfirmed` rule decides (see
  *   `unconfirmed-send.ts`). Since a rerun is safe, a job may stall (its worker died) up to
  *   {@link MAX_STALLS} times before it fails as `stalled`.
- * - Rate limits: `ChannelSender.rateLimit` for the whole channel (BullMQ's limiter) and
- *   `ChannelSender.destinationRateLimit` per destination (see `destination-rate-limit.ts`), both
- *   across every worker. A delivery held back by its destination's limit waits in the delayed set
- *   without using an attempt, and does not hold up deliveries to other destinations.
+ * - Rate limits: `ChannelSender.destinationRateLimit` per destination (see
+ *   `destination-rate-limit.ts`), `rateLimit` for the whole channel and `methodRateLimits` per
+ *   provider method (see `send-windows.ts`), all across every worker and shared with inline sends.
+ *   A delivery held back by a limit waits in the delayed set without using an attempt, and does
+ *   not hold up deliveries to other destinations.
  * - Retries: a failed send is retried with exponential backoff, never sooner than a
- *   `retryAfterMs` the sender reported; a 429 with `retryAfterMs` also pauses a rate-limited
- *   channel. A permanent failure (`DeliveryError` with `permanent`) is final at once.
+ *   `retryAfterMs` the sender reported; a 429 with `retryAfterMs` also pauses the channel (every
+ *   send of a channel with any limit waits it out). A permanent failure (`DeliveryError` with
+ *   `permanent`) is final at once.
  * - Every final failure (permanent, attempts used up, unknown earlier outcome, stalled too often)
  *   is recorded with its reason in the failure log (`delivery-failures.ts`) and the job is kept
  *   in BullMQ's failed set.
@@ -48,7 +50,8 @@ import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type OpenedRedis } from './redis-connections.ts';
 import { createRetryDelays } from './retry-delay.ts';
 import { openProducerQueue } from './producer-queue.ts';
-import { channelPauseKey, createInlineSend, type InlineOutcome } from './inline-send.ts';
+import { createInlineSend, type InlineOutcome } from './inline-send.ts';
+import { channelPauseKey } from './send-windows.ts';
 import { startOutboxSweeper } from './outbox-sweeper.ts';
 
 export type { Outbound, OutboundOptions } from './outbound-options.ts';
@@ -164,10 +167,9 @@ export function createOutbound(options: OutboundOptions): Outbound {
     retryDelayMs: (error, retryAfterMs) => retryDelays.plan(error, 1, retryAfterMs),
   });
   let stopSweeper: (() => Promise<void>) | undefined;
-  /** Holds off a channel after a 429: its queue (BullMQ's limiter) and its inline sends. */
+  /** Holds off a channel after a 429: the pause every limit check of its sends reads (`send-windows.ts`). */
   const throttle = async (channel: string, retryAfterMs: number): Promise<void> => {
     await producer.client.set(channelPauseKey(prefix, channel), '1', 'PX', Math.max(1, Math.ceil(retryAfterMs)));
-    if (senders[channel]?.rateLimit !== undefined) await queueOf(channel).rateLimit(retryAfterMs);
   };
 
   const startWorker = (channel: string, sender: ChannelSender, shared: Shared): void => {
@@ -191,9 +193,6 @@ export function createOutbound(options: OutboundOptions): Outbound {
       stalledInterval: options.stalledIntervalMs ?? 2000,
       maxStalledCount: MAX_STALLS,
       settings: { backoffStrategy: retryDelays.strategy },
-      ...(sender.rateLimit === undefined
-        ? {}
-        : { limiter: { max: sender.rateLimit.max, duration: sender.rateLimit.durationMs } }),
     });
     worker.on('error', onError);
     worker.on('failed', (job, error) => {

@@ -55,10 +55,20 @@ export interface ChannelSender {
    */
   send(delivery: OutboundDelivery): Promise<SendReceipt>;
   /**
-   * Rate limit of the whole channel (BullMQ's queue limiter, fixed windows), across every worker.
-   * Default: none.
+   * Rate limit of the whole channel (a fixed window counted in Redis), across every worker, for
+   * inline and queued sends alike. Default: none.
    */
   readonly rateLimit?: ChannelRateLimit;
+  /**
+   * Rate limits of the provider's methods, by method name (e.g. Slack's tiers: `chat.update` 50
+   * a minute), across every worker and every conversation, as fixed windows. A delivery over its
+   * method's limit waits in its destination's line like one over the destination's limit, so
+   * later deliveries to that destination do not overtake it. Used with {@link ChannelSender.methodOf}.
+   * Default: none.
+   */
+  readonly methodRateLimits?: Readonly<Record<string, ChannelRateLimit>>;
+  /** The provider method `delivery` will call, to find its limit in {@link ChannelSender.methodRateLimits}. */
+  methodOf?(delivery: OutboundDelivery): string | undefined;
   /**
    * Rate limit per destination (`channel` + `destination.address`), across every worker, as a
    * sliding window: e.g. `{ max: 1, durationMs: 1000 }` for Slack's one message a second per
@@ -148,7 +158,7 @@ export interface DeliveryErrorSummary {
  * - `sent`: the provider accepted it (or an earlier attempt's receipt was found in the ledger);
  * - `retry`: it failed and will be tried again at `nextAttemptAt`;
  * - `failed`: it failed for good (permanent error, attempts used up, or an unknown earlier outcome);
- * - `deferred`: held back by the destination's rate limit until `nextAttemptAt`; no attempt used.
+ * - `deferred`: held back by a send limit (or a 429 pause) until `nextAttemptAt`; no attempt used.
  */
 export type DeliveryAttemptOutcome = 'sent' | 'retry' | 'failed' | 'deferred';
 

@@ -64,15 +64,31 @@ function routeOf(context: ChannelContext, channel: string): ChannelRoute | undef
 }
 
 /** `sender` with the limits `switchboard.yaml` sets for its channel in place of its own. */
-export function withSendLimits(sender: ChannelSender, limits: SendLimits | undefined): ChannelSender {
+export function withSendLimits(sender: ChannelSender, limits: SendLimits | undefined, channel: string): ChannelSender {
   if (limits === undefined) return sender;
   const rate = (value: SendRate): ChannelRateLimit => ({ max: value.max, durationMs: Math.round(value.perSeconds * 1000) });
   return {
     ...sender,
     ...(limits.perConversation === undefined ? {} : { destinationRateLimit: rate(limits.perConversation) }),
     ...(limits.perChannel === undefined ? {} : { rateLimit: rate(limits.perChannel) }),
+    ...(limits.perMethod === undefined ? {} : { methodRateLimits: methodLimits(sender, limits.perMethod, channel, rate) }),
     ...(limits.concurrency === undefined ? {} : { concurrency: limits.concurrency }),
   };
+}
+
+/** The sender's method limits with those of `perMethod` in their place; an unknown method is an error. */
+function methodLimits(sender: ChannelSender, perMethod: Readonly<Record<string, SendRate>>, channel: string, rate: (value: SendRate) => ChannelRateLimit): Readonly<Record<string, ChannelRateLimit>> {
+  const known = sender.methodRateLimits ?? {};
+  const limits: Record<string, ChannelRateLimit> = { ...known };
+  for (const [method, value] of Object.entries(perMethod)) {
+    if (!Object.hasOwn(known, method)) {
+      const names = Object.keys(known);
+      const hint = names.length === 0 ? 'it has no per-method limits' : `its methods are ${names.join(', ')}`;
+      throw new SwitchboardError('config.invalid', `switchboard.yaml channels.${channel}.sendLimits.perMethod names "${method}", which the ${channel} channel does not limit: ${hint}.`, { details: { channel, method } });
+    }
+    limits[method] = rate(value);
+  }
+  return limits;
 }
 
 /** Creates the enabled channels and wires them. */
@@ -89,7 +105,13 @@ export async function wireChannels(options: ChannelWiringOptions): Promise<Wired
       throw new SwitchboardError('channel.unavailable', `The ${module.id} channel could not start: ${error instanceof Error ? error.message : String(error)} (check ${module.envVariables.join(', ')}).`, { cause: error, details: { channel: module.id } });
     }
   }
-  const queued = Object.fromEntries([...adaptors.values()].filter((adaptor) => adaptor.outbound === 'queue').map((adaptor) => [adaptor.id, withSendLimits(adaptor.sender, routeOf(context, adaptor.id)?.sendLimits)]));
+  let queued: Record<string, ChannelSender>;
+  try {
+    queued = Object.fromEntries([...adaptors.values()].filter((adaptor) => adaptor.outbound === 'queue').map((adaptor) => [adaptor.id, withSendLimits(adaptor.sender, routeOf(context, adaptor.id)?.sendLimits, adaptor.id)]));
+  } catch (error) {
+    for (const made of adaptors.values()) await made.close().catch(() => undefined);
+    throw error;
+  }
   const outbound = Object.keys(queued).length === 0 ? undefined : options.createOutbound(queued);
   const running: RunningListener[] = [];
 

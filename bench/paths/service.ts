@@ -29,17 +29,18 @@ export async function startChannelService(config: ChannelServiceConfig): Promise
 }
 
 /**
- * The same channel module with its sender's rate limits removed (`rateLimit` for the whole channel
- * and `destinationRateLimit` per destination): the adaptor, its routes and its `send` unchanged.
- * No channel has a setting for these limits, so this is how a bench lifts them; it says so where
- * it prints figures measured this way.
+ * The same channel module with its sender's rate limits removed (`rateLimit` for the whole channel,
+ * `destinationRateLimit` per destination, `methodRateLimits` per provider method): the adaptor, its
+ * routes and its `send` unchanged. A deployment would raise them in `switchboard.yaml`
+ * (`sendLimits`); a bench removes them outright, and says so where it prints figures measured
+ * this way.
  */
 export function withoutSendLimits(module: ChannelModule): ChannelModule {
   return {
     ...module,
     create: async (context) => {
       const adaptor = await module.create(context);
-      const { rateLimit: _channelLimit, destinationRateLimit: _destinationLimit, ...sender } = adaptor.sender;
+      const { rateLimit: _channelLimit, destinationRateLimit: _destinationLimit, methodRateLimits: _methodLimits, ...sender } = adaptor.sender;
       return { ...adaptor, sender };
     },
   };

@@ -29,4 +29,18 @@ describe('the Slack sender', () => {
     expect(receipt).toEqual({ providerMessageId: '1700000000.000200', details: { channel: 'C0123ABC', notRemembered: 'Redis is not answering' } });
     expect(posts).toHaveLength(1);
   });
+
+  it('names the Web API method of each payload and limits each as Slack\'s tiers do, with no limit for the whole workspace', () => {
+    const sender = createSlackSender({ client: postingClient().client, store: { rememberMessage: () => Promise.resolve(), messageOf: () => Promise.resolve(undefined) } });
+    const methodOf = (payload: Record<string, unknown>): string | undefined => sender.methodOf?.(delivery(payload));
+    expect(methodOf(card)).toBe('chat.postMessage');
+    expect(methodOf({ op: 'status', channel: 'C1', threadTs: '1.2', status: 'is thinking' })).toBe('assistant.threads.setStatus');
+    expect(methodOf({ op: 'update', channel: 'C1', ts: '1.2', text: 'done' })).toBe('chat.update');
+    expect(methodOf({ op: 'ephemeral', channel: 'C1', user: 'U1', text: 'only you' })).toBe('chat.postEphemeral');
+    expect(methodOf({ op: 'toString' })).toBeUndefined();
+    expect(sender.rateLimit).toBeUndefined();
+    expect(sender.methodRateLimits).toEqual({ 'chat.postMessage': { max: 300, durationMs: 60_000 }, 'chat.update': { max: 50, durationMs: 60_000 }, 'chat.postEphemeral': { max: 100, durationMs: 60_000 } });
+    // A status is never held back by a method limit: it would hold up the answer behind it.
+    expect(sender.methodRateLimits?.['assistant.threads.setStatus']).toBeUndefined();
+  });
 });

@@ -7,7 +7,7 @@
  */
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { DeliveryError } from '../../queues/delivery-error.ts';
-import type { ChannelSender, SendReceipt } from '../../queues/outbound-types.ts';
+import type { ChannelRateLimit, ChannelSender, SendReceipt } from '../../queues/outbound-types.ts';
 import { createSlackFindSent, deliveryMetadata } from './find-sent.ts';
 import { readSlackPayload, type SlackPayload } from './slack-payload.ts';
 import type { SlackStore } from './slack-store.ts';
@@ -83,11 +83,42 @@ async function call(payload: SlackPayload, options: SlackSenderOptions, key: str
   }
 }
 
-/** Creates the sender. Slack allows about one message a second per channel, with short bursts. */
+/** The Web API method each payload `op` calls. */
+const METHODS: Readonly<Record<SlackPayload['op'], string>> = {
+  post: 'chat.postMessage',
+  status: 'assistant.threads.setStatus',
+  update: 'chat.update',
+  ephemeral: 'chat.postEphemeral',
+};
+
+/**
+ * Slack's limits are per method, per app and workspace. These follow its documented tiers, at the
+ * floor of each: `chat.postMessage` "several hundred a minute" for the workspace (here 300), Tier 3
+ * `chat.update` 50 a minute, Tier 4 `chat.postEphemeral` 100 a minute. `assistant.threads.setStatus`
+ * has a special limit Slack does not publish: it is left to 429s, so a status is never held back
+ * (it would hold up the answer behind it).
+ */
+export const SLACK_METHOD_LIMITS: Readonly<Record<string, ChannelRateLimit>> = {
+  'chat.postMessage': { max: 300, durationMs: 60_000 },
+  'chat.update': { max: 50, durationMs: 60_000 },
+  'chat.postEphemeral': { max: 100, durationMs: 60_000 },
+};
+
+/** The Web API method a delivery calls; undefined for a payload that is not Slack's. */
+function methodOf(payload: Readonly<Record<string, unknown>>): string | undefined {
+  const op = payload['op'];
+  return typeof op === 'string' && Object.hasOwn(METHODS, op) ? METHODS[op as SlackPayload['op']] : undefined;
+}
+
+/**
+ * Creates the sender. Slack allows about one message a second per channel, with short bursts, and
+ * each method its own rate for the workspace ({@link SLACK_METHOD_LIMITS}).
+ */
 export function createSlackSender(options: SlackSenderOptions): ChannelSender {
   return {
     destinationRateLimit: { max: 3, durationMs: 3000 },
-    rateLimit: { max: 50, durationMs: 1000 },
+    methodRateLimits: SLACK_METHOD_LIMITS,
+    methodOf: (delivery) => methodOf(delivery.payload),
     // A post whose outcome was lost is looked for by its metadata; what cannot be found is not resent.
     findSent: createSlackFindSent(options),
     async send(delivery) {

@@ -100,7 +100,7 @@ const channelRoute = {
     sendLimits: {
       type: 'object',
       additionalProperties: false,
-      properties: { perConversation: sendRate, perChannel: sendRate, concurrency: { type: 'integer', minimum: 1, maximum: 64, description: 'sends in flight at once per worker, from 1 to 64' } },
+      properties: { perConversation: sendRate, perChannel: sendRate, perMethod: { type: 'object', additionalProperties: sendRate }, concurrency: { type: 'integer', minimum: 1, maximum: 64, description: 'sends in flight at once per worker, from 1 to 64' } },
     },
   },
 };

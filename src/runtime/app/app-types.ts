@@ -78,6 +78,11 @@ export interface SendLimits {
   readonly perConversation?: SendRate;
   /** The whole channel (a sender number, a workspace, a phone number id), across every worker. */
   readonly perChannel?: SendRate;
+  /**
+   * Per provider method, for the workspace or account (Slack: `chat.postMessage`, `chat.update`,
+   * `chat.postEphemeral`); only methods the channel limits may be named.
+   */
+  readonly perMethod?: Readonly<Record<string, SendRate>>;
   /** Queued sends in flight at once per worker process (order per destination is kept). */
   readonly concurrency?: number;
 }

@@ -169,13 +169,15 @@ describe('switchboard.yaml problems', () => {
   });
 
   it('reads a channel\'s send limits and names what is wrong in them', async () => {
-    const app = await load(withSwitchboard({ channels: { slack: { sendLimits: { perConversation: { max: 5, perSeconds: 3 }, concurrency: 16 } } } }));
-    expect(app.channels.slack.sendLimits).toEqual({ perConversation: { max: 5, perSeconds: 3 }, concurrency: 16 });
-    const problems = await appProblems(load(withSwitchboard({ channels: { sms: { sendLimits: { perChannel: { max: 0, perSeconds: 1 }, concurrency: 100, burst: 3 } } } })));
+    const limits = { perConversation: { max: 5, perSeconds: 3 }, perMethod: { 'chat.postMessage': { max: 1200, perSeconds: 60 } }, concurrency: 16 };
+    const app = await load(withSwitchboard({ channels: { slack: { sendLimits: limits } } }));
+    expect(app.channels.slack.sendLimits).toEqual(limits);
+    const problems = await appProblems(load(withSwitchboard({ channels: { sms: { sendLimits: { perChannel: { max: 0, perSeconds: 1 }, perMethod: { messages: { max: 2 } }, concurrency: 100, burst: 3 } } } })));
     const at = (field: string): string | undefined => problems.find((problem) => problem.field === field)?.message;
     expect(at('channels.sms.sendLimits.perChannel.max')).toBe('must be >= 1');
     expect(at('channels.sms.sendLimits.concurrency')).toBe('must be <= 64');
     expect(at('channels.sms.sendLimits.burst')).toContain('is not a known key');
+    expect(at('channels.sms.sendLimits.perMethod.messages.perSeconds')).toBe('is required');
   });
 
     it('checks that actors named in entryActor and channels exist', async () => {
