@@ -115,6 +115,28 @@ describe('Outbound.deliver', () => {
     for (const call of sender.calls.slice(1)) expect(call.at - throttledAt).toBeGreaterThanOrEqual(retryAfterMs * 0.9);
   });
 
+  it('leaves a failed attempt the queue can no longer take (shutting down) to the sweeper of another process', async () => {
+    const sender = scriptedSender((_delivery, call) => (call === 1 ? Promise.reject(new DeliveryError('busy', { status: 503 })) : Promise.resolve({ providerMessageId: 'later' })));
+    let closing: Promise<void> | undefined;
+    const leaving = outbound(resources.redis('worker'), {
+      senders: { sms: sender },
+      inlineLeaseMs: 200,
+      // The process starts shutting down while it reports the failed attempt, so the queue refuses it.
+      onAttempt: () => { closing = leaving.close(); return Promise.resolve(); },
+    });
+    await expect(leaving.deliver(sampleDelivery('sms', 'orphan'))).rejects.toMatchObject({ code: 'queue.closed' });
+    await closing;
+    const redis = resources.redis('worker');
+    expect(await outboxSize(redis)).toBe(1);
+    // No renewal keeps the entry from the sweeper: it reaches the queue once its lease ran out, and is sent once.
+    const staying = outbound(redis, { senders: { sms: sender }, inlineLeaseMs: 200, sweepIntervalMs: 50 });
+    staying.startWorkers();
+    await waitForCounts(inspector('sms'), { completed: 1 });
+    expect(sender.calls.map((call) => call.key)).toEqual(['orphan', 'orphan']);
+    expect(await createDeliveryLedger({ redis, prefix: prefix() }).read('orphan')).toMatchObject({ state: 'sent', receipt: { providerMessageId: 'later' } });
+    expect(await outboxSize(redis)).toBe(0);
+  });
+
   it('keeps a failed attempt in the outbox until the queue has it, so a crash in between loses nothing', async () => {
     const redis = resources.redis('worker');
     const inline = createInlineSend({ redis, prefix: prefix(), leaseMs: 60_000, ledgerTtlMs: 60_000, lineGraceMs: 1000, retryDelayMs: () => 5 });

@@ -159,8 +159,12 @@ export function createInlineSend(options: InlineSendOptions): InlineSend {
       } catch (thrown) {
         const error = toError(thrown);
         const summary = summarizeDeliveryError(error);
-        // The entry stays, renewed, until the caller releases it.
-        await settle(key, 'failed', error.message);
+        // The entry stays, renewed, until the caller releases it; unless the failure cannot be
+        // recorded either: then it is left to run out, for the sweeper.
+        await settle(key, 'failed', error.message).catch((unrecorded: unknown) => {
+          leases.drop(key);
+          throw unrecorded;
+        });
         if (error instanceof DeliveryError && error.permanent) return { kind: 'failed', error: summary };
         return { kind: 'queue', delayMs: options.retryDelayMs(error, summary.retryAfterMs), error: summary };
       }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventLogEntry } from '../session/event-log.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
+import { SETTLED_LOG_MISSING } from '../session/session-store.ts';
 import { turnEnd } from './turn-end.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
@@ -40,5 +41,25 @@ describe('a turn that settles', () => {
     const { deps, writes } = recordingDeps();
     await turnEnd(deps, { record, inbox: [], history: [] }).finish('complete');
     expect(writes).toEqual(['saveTurn', 'settle settled', 'log: turn_settled', 'finishTurn']);
+  });
+
+  it('clears the turn a second time, unguarded and after the log, when the guarded clearing found no turn_settled yet', async () => {
+    const { deps, writes } = recordingDeps();
+    const calls: (string | undefined)[] = [];
+    const store = {
+      ...deps.store,
+      finishTurn: (_record: TurnRecord, _history: unknown, _settlement: unknown, guard?: { settledLogKey: string }) => {
+        calls.push(guard?.settledLogKey);
+        writes.push(guard === undefined ? 'finishTurn' : 'finishTurn guarded');
+        return Promise.resolve(guard === undefined ? 3 : SETTLED_LOG_MISSING);
+      },
+    };
+    const guarded = { ...deps, store, settledLogKey: (sessionId: string) => `sb:s:${sessionId}:log` } as unknown as TurnRunnerDeps;
+    const turn = { record, inbox: [], history: [] };
+    await turnEnd(guarded, turn).finish('complete');
+    expect(calls).toEqual(['sb:s:s1:log', undefined]);
+    // The guarded clearing leaves right behind the log's write; the unguarded one only once that write is confirmed.
+    expect(writes).toEqual(['saveTurn', 'settle settled', 'log: turn_settled', 'finishTurn guarded', 'finishTurn']);
+    expect((turn as { waitingAfter?: number }).waitingAfter).toBe(3);
   });
 });
