@@ -44,11 +44,6 @@ export interface RunSpec {
   /** The child's entry script, and its config without `prefix`. */
   readonly script: string;
   readonly config: Readonly<Record<string, unknown>>;
-  /**
-   * Messages of this run's saturation run, when not the plan's: fewer for a system whose rate is
-   * set by a rate limit (the figure is the limit's, and the mode must stay near three minutes).
-   */
-  readonly saturation?: number;
 }
 
 /** Everything one run measured. */
@@ -103,7 +98,7 @@ export async function measureRun(spec: RunSpec, plan: PeerPlan, context: RunCont
     const commandsBefore = await commandCounts(redis);
     const processBefore = await system.cpuUs();
     const callsBefore = answers.callsByMethod();
-    const messages = spec.saturation ?? plan.saturation;
+    const messages = plan.saturation;
     const saturation = await answeredLoop(target, `${spec.label}s`, messages, plan.inFlight);
     const processAfter = await system.cpuUs();
     const commands = commandsBetween(commandsBefore, await commandCounts(redis));

@@ -1,9 +1,9 @@
 /**
  * Switchboard as `npm run bench -- --peers` runs it beside the Chat SDK bot: one process of role
  * `all` with the Slack channel only (signed Events API requests at `/slack/events`, answers with
- * `chat.postMessage` through the outbound queue to the fake Slack Web API), the instant model and
- * the channel bench app. With `liftLimits` the Slack sender's rate limits are removed (see
- * {@link withoutSendLimits}); otherwise they are as shipped.
+ * `chat.postMessage`, inline or through the outbound queue, to the fake Slack Web API), the instant model and
+ * the channel bench app. The Slack sender's rate limits are removed (see {@link withoutSendLimits}):
+ * as shipped, Slack's own per-method limits would set the rate.
  *
  * Run as `node bench/peers/switchboard-slack.ts '<json config>'` by the bench (see `child-side.ts`).
  */
@@ -19,8 +19,6 @@ export interface SwitchboardSlackConfig {
   readonly slackApiUrl: string;
   readonly botToken: string;
   readonly signingSecret: string;
-  /** Removes the Slack sender's rate limits (channel-wide and per destination). */
-  readonly liftLimits: boolean;
 }
 
 const config = childConfig() as SwitchboardSlackConfig;
@@ -28,6 +26,6 @@ const service = await startChannelService({
   redisUrl: config.redisUrl,
   prefix: config.prefix,
   variables: { SLACK_BOT_TOKEN: config.botToken, SLACK_SIGNING_SECRET: config.signingSecret, SLACK_API_URL: config.slackApiUrl },
-  channels: [config.liftLimits ? withoutSendLimits(slackChannel) : slackChannel],
+  channels: [withoutSendLimits(slackChannel)],
 });
 serveParent(service.url ?? '', () => service.close());

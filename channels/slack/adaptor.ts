@@ -14,6 +14,7 @@ import { normaliseSlackEvent } from './normalise.ts';
 import { createSlackRender } from './render.ts';
 import { createSlackSender } from './send.ts';
 import { createSlackClient } from './slack-client.ts';
+import { createKeepAliveFetch } from '../kit/keep-alive-fetch.ts';
 import { createSlackFileKeeper } from './slack-files.ts';
 import { createSlackStore } from './slack-store.ts';
 import { createSlackSocketListener } from './socket.ts';
@@ -27,7 +28,8 @@ function slackEnvOf(context: ChannelContext): SlackEnv {
 /** Creates the Slack adaptor from the environment and the service's context. */
 export function createSlackAdaptor(context: ChannelContext): ChannelAdaptor {
   const slack = slackEnvOf(context);
-  const client = createSlackClient(slack);
+  const transport = createKeepAliveFetch();
+  const client = createSlackClient(slack, transport.fetch);
   const store = createSlackStore({ redis: context.redis, prefix: `${context.prefix}:slack` });
   const normalise = (event: unknown) => normaliseSlackEvent(event, { people: context.app.people, tenantId: context.tenantId });
   let botUserId: Promise<string> | undefined;
@@ -51,6 +53,9 @@ export function createSlackAdaptor(context: ChannelContext): ChannelAdaptor {
     render: createSlackRender({ clock: context.clock }),
     sender: createSlackSender({ client, store }),
     approvals: slackApprovals,
-    close: () => Promise.resolve(),
+    close: () => {
+      transport.close();
+      return Promise.resolve();
+    },
   };
 }

@@ -11,6 +11,7 @@ import { whatsAppApprovals } from './approvals.ts';
 import { createCloudTransport } from './cloud/cloud-transport.ts';
 import { createCloudStatuses } from './cloud/statuses.ts';
 import { createGraphClient } from './cloud/graph-client.ts';
+import { createKeepAliveFetch } from '../kit/keep-alive-fetch.ts';
 import { cloudInbound, webInbound, type WhatsAppInbound } from './inbound.ts';
 import { createWhatsAppIntake } from './intake.ts';
 import { normaliseWhatsAppEvent } from './normalise.ts';
@@ -37,9 +38,14 @@ interface Transport {
 
 function transportOf(env: WhatsAppEnv, options: WhatsAppChannelOptions, intake: ReturnType<typeof createWhatsAppIntake>, context: ChannelContext): Transport {
   if (env.mode === 'cloud') {
-    const client = createGraphClient({ apiUrl: env.apiUrl, token: env.token, phoneNumberId: env.phoneNumberId });
+    const keepAlive = createKeepAliveFetch();
+    const client = createGraphClient({ apiUrl: env.apiUrl, token: env.token, phoneNumberId: env.phoneNumberId, fetch: keepAlive.fetch });
     const statuses = createCloudStatuses({ redis: context.redis, prefix: `${context.prefix}:whatsapp:cloud` });
-    return { inbound: cloudInbound(env, client, intake, context), transport: createCloudTransport({ client, artifacts: context.artifacts, statuses }), close: () => Promise.resolve() };
+    const close = (): Promise<void> => {
+      keepAlive.close();
+      return Promise.resolve();
+    };
+    return { inbound: cloudInbound(env, client, intake, context), transport: createCloudTransport({ client, artifacts: context.artifacts, statuses }), close };
   }
   const transport = createWebTransport({ redis: context.redis, prefix: context.prefix });
   return { inbound: webInbound(env, { factory: options.webClient ?? createWebClient, ...(options.printQr === undefined ? {} : { printQr: options.printQr }) }, intake, context), transport, close: () => transport.close() };
