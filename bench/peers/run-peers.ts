@@ -26,7 +26,8 @@ const fromEnv = (name: string, fallback: number): number => Number(process.env[n
 
 const plan: PeerPlan = {
   pool: 150,
-  warmUp: 150,
+  // Seven rounds of the pool: both systems reach their steady state (JIT, heap) before they are measured.
+  warmUp: 1050,
   saturation: fromEnv('BENCH_PEERS_MESSAGES', 1000),
   inFlight: 100,
   latencyRate: 20,
