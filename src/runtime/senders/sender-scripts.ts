@@ -6,11 +6,12 @@
 import { defineScript as define } from '../redis/redis-script.ts';
 
 /**
- * Decides about one message and does what the decision needs, in one round trip.
+ * Decides about one message of a sender the policy does not let in by itself (those are checked
+ * with two reads, `sender-store.ts`), and does what the decision needs, in one round trip.
  * KEYS: blocked hash, approved hash, held list, the sender's live code (`<expiry ms> <code>`, so that
  * expiry follows the caller's clock), codes issued today,
  * the new code's record, live codes (zset), refused today, seen injection id.
- * ARGV: address, mode, listed ('1'/'0'), injection JSON, new code, now ms, code ttl ms,
+ * ARGV: address, mode, listed ('0': a listed sender never reaches the script), injection JSON, new code, now ms, code ttl ms,
  * codes per day, held cap, held ttl s, refusal ('daily'/'never'), day ttl s, new code's record JSON
  * (the injection, the new code and its record are only read in `pairing` mode).
  * Returns {'blocked'}, {'allowed', held count}, {'refused', notify 0/1}, {'duplicate'},
@@ -19,7 +20,7 @@ import { defineScript as define } from '../redis/redis-script.ts';
  */
 export const ADMIT_SCRIPT = define(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {'blocked'} end
-if ARGV[2] == 'open' or ARGV[3] == '1' or redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then
   return {'allowed', redis.call('LLEN', KEYS[3])}
 end
 if ARGV[2] == 'allowlist' then

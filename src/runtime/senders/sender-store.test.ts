@@ -87,6 +87,14 @@ describe('the sender store', () => {
     expect((await senders.list()).pending).toEqual([]);
   });
 
+  it('tells a sender let in by the policy how many of their messages were held before (added to people, or the channel opened)', async () => {
+    const senders = store();
+    expect((await senders.admit(pairing(message('+15550100013')))).outcome).toBe('pairing-code-sent');
+    expect((await senders.admit(pairing(message('+15550100013')))).outcome).toBe('held');
+    expect(await senders.admit(pairing(message('+15550100013'), true))).toEqual({ outcome: 'allowed', heldWaiting: 2 });
+    expect(await senders.admit({ mode: 'open', listed: false, refusal: 'daily', injection: message('+15550100013') })).toEqual({ outcome: 'allowed', heldWaiting: 2 });
+  });
+
   it('refuses unlisted senders of an allowlist once a day when told to, and never otherwise', async () => {
     const senders = store();
     const allowlist = (from: string, refusal: 'daily' | 'never'): AdmitRequest => ({ mode: 'allowlist', listed: false, refusal, injection: message(from) });
