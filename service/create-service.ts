@@ -205,6 +205,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
       senders,
       onError: (error) => { logger.error({ err: error }, 'outbound'); },
       onAttempt: async (event) => {
+        metrics.count('switchboard_deliveries_total', { channel: event.delivery.channel, outcome: event.outcome });
         if (event.delivery.trace !== undefined) await eventLog.append(event.delivery.trace.sessionId, deliveryLogEntry(event));
         await inspect.noteAttempt(event);
       },

@@ -213,6 +213,9 @@ describe('sms: the webhook and the carrier rules', () => {
     const throttled = attempts.findIndex((attempt) => attempt.status === 429);
     expect(throttled).toBeGreaterThanOrEqual(0);
     expect((attempts[throttled + 1]?.at ?? 0) - (attempts[throttled]?.at ?? 0)).toBeGreaterThanOrEqual(950);
+    const metrics = await (await fetch(`${service.url ?? ''}/metrics`)).text();
+    expect(metrics).toMatch(/switchboard_deliveries_total\{channel="sms",outcome="retry"\} [1-9]/);
+    expect(metrics).toMatch(/switchboard_deliveries_total\{channel="sms",outcome="sent"\} [1-9]/);
     const sid = twilio.messages(ivan)[0]?.sid ?? '';
     await twilio.deliverStatuses(sid, ['queued', 'sent', 'delivered'], { order: 'reversed', url: `${service.url ?? ''}/webhooks/twilio/status`, signedUrl: `${PUBLIC_URL}/webhooks/twilio/status` });
     const store = createSmsStore({ redis, prefix: `${prefix}:sms:${ACCOUNT}` });
