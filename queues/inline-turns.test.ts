@@ -116,15 +116,66 @@ describe('inline turns', () => {
       // One inline turn runs; the last slot is the queue's, so s-b gets a job, which runs at once.
       await worker.startTurn('s-b', 'm-b');
       await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b']); });
-      // Both slots are taken: s-c waits in the queue.
+      // Both slots are taken: s-c waits here, its lock held and watched, with no job.
       await worker.startTurn('s-c', 'm-c');
-      expect(await jobsEver()).toBe(2);
+      expect(await jobsEver()).toBe(1);
+      expect(await resources.redis('worker').exists(sessionLockKey(prefix(), 's-c'))).toBe(1);
       expect(ran).toEqual(['s-a', 's-b']);
+      // The queue's slot frees first: s-c takes it, as a job.
       gates.get('s-b')?.();
       await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b', 's-c']); }, { timeout: 5000 });
+      expect(await jobsEver()).toBe(2);
     } finally {
       for (const open of gates.values()) open();
     }
+  });
+
+  it('keeps a busy process\'s next sessions waiting here, not in the queue, and runs each as an inline slot frees', async () => {
+    const gates = new Map<string, () => void>();
+    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const { worker, ran } = await inlineWorker({ concurrency: 3, work: (sessionId) => (sessionId.startsWith('s-wait') ? Promise.resolve() : held(sessionId)) });
+    try {
+      await worker.startTurn('s-a', 'm-a');
+      await worker.startTurn('s-b', 'm-b');
+      await worker.startTurn('s-c', 'm-c');
+      await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b', 's-c']); });
+      // Two inline turns and the queue's one: the process is full. Three more wait here, the
+      // fourth past the backlog of three goes to the queue.
+      for (const sessionId of ['s-wait-1', 's-wait-2', 's-wait-3', 's-wait-4']) await worker.startTurn(sessionId, `m-${sessionId}`);
+      expect(await jobsEver()).toBe(2);
+      expect(ran).toHaveLength(3);
+      // An inline turn ends: the waiting sessions run here, in order, with no job of their own.
+      gates.get('s-a')?.();
+      await vi.waitFor(() => { expect(ran.slice(3, 6)).toEqual(['s-wait-1', 's-wait-2', 's-wait-3']); });
+      expect(await jobsEver()).toBe(2);
+      gates.get('s-c')?.();
+      await vi.waitFor(() => { expect(ran).toContain('s-wait-4'); }, { timeout: 5000 });
+    } finally {
+      for (const open of gates.values()) open();
+    }
+  });
+
+  it('hands the sessions waiting here to the queue when it closes, and each still runs once', async () => {
+    const gates = new Map<string, () => void>();
+    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const pending = mailbox();
+    const { worker, ran } = await inlineWorker({ concurrency: 2, pending, work: (sessionId) => (sessionId === 's-waiting' ? Promise.resolve() : held(sessionId)) });
+    for (const sessionId of ['s-run', 's-queued']) {
+      await pending.add(sessionId);
+      await worker.startTurn(sessionId, `m-${sessionId}`);
+    }
+    await vi.waitFor(() => { expect(ran).toEqual(['s-run', 's-queued']); });
+    await pending.add('s-waiting');
+    await worker.startTurn('s-waiting', 'm-waiting');
+    expect(await jobsEver()).toBe(1);
+    const closing = worker.close();
+    await vi.waitFor(async () => { expect(await jobsEver()).toBe(2); });
+    expect(await resources.redis('worker').exists(sessionLockKey(prefix(), 's-waiting'))).toBe(0);
+    for (const open of gates.values()) open();
+    await closing;
+    const other = await inlineWorker({ pending });
+    await vi.waitFor(() => { expect([...ran, ...other.ran].filter((sessionId) => sessionId === 's-waiting')).toEqual(['s-waiting']); }, { timeout: 5000 });
+    expect(await pending.has('s-waiting')).toBe(false);
   });
 
   it('runs every turn through the queue at a concurrency of 1', async () => {

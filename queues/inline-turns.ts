@@ -13,9 +13,16 @@
  * on after at most its lock's lifetime plus one sweep: about 3 s at the defaults.
  *
  * A run that fails is handed to the queue with the first retry's delay, so the queue's attempts and
- * backoff apply as to any turn; a process at its limit of inline turns schedules a job as before.
- * A session already held needs nothing: every holder (a turn job or an inline run) looks at the
- * mailbox again after it lets the lock go, and its own recovery covers its death.
+ * backoff apply as to any turn. When this process's inline turns are at their limit but the queue's
+ * own slot is free, a job is scheduled (it runs at once there). When the whole process is busy, up
+ * to {@link InlineTurnsOptions.maxInFlight} more sessions wait here instead of in the queue: their
+ * locks are claimed (and watched) as for a run, kept alive by the lock's heartbeat, and each runs as
+ * soon as an inline slot frees, or goes to the queue when a queue slot frees first. That spares a
+ * busy process a job's three scripts per turn, and a dead process's waiting sessions are recovered
+ * like its runs. Past that backlog, jobs are scheduled as before.
+ *
+ * A session already held needs nothing: every holder (a turn job, an inline run or a waiting one)
+ * looks at the mailbox again after it lets the lock go, and its own recovery covers its death.
  */
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
@@ -93,12 +100,22 @@ export interface InlineTurnsOptions {
 /** Inline turns of one worker; see the module's comment. */
 export interface InlineTurns {
   /**
-   * Runs the session's turn here (resolves once it started, not when it ends); schedules a job
-   * when the process is full; does nothing when the session is held, whose holder takes the work.
+   * Runs the session's turn here (resolves once it started, or waits here, not when it ends);
+   * schedules a job when the process is full; does nothing when the session is held, whose holder
+   * takes the work.
    */
   start(sessionId: string, key: string): Promise<void>;
-  /** Stops starting turns and sweeping, and waits for the running ones. */
+  /** Told when a queued turn of this process ended: a waiting session may take the slot. */
+  queueSlotFreed(): void;
+  /** Stops starting turns and sweeping, hands the waiting sessions to the queue, and waits for the running ones. */
   close(): Promise<void>;
+}
+
+/** A session whose lock this process holds, waiting for a slot. */
+interface Waiting {
+  readonly sessionId: string;
+  readonly key: string;
+  readonly lease: SessionLease;
 }
 
 /** Most entries one sweep looks at. */
@@ -141,27 +158,101 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     await letGo(sessionId);
   };
 
-  const start = async (sessionId: string, key: string): Promise<void> => {
-    if (closing || !fits()) return schedule(sessionId, key);
+  const launch = (sessionId: string, key: string, lease: SessionLease): void => {
+    const run: Promise<void> = drive(sessionId, key, lease)
+      .catch((error: unknown) => { onError(toError(error)); })
+      .finally(() => {
+        running.delete(run);
+        changed();
+        next();
+      });
+    running.add(run);
+  };
+
+  /** Sessions waiting for a slot, oldest first, and the claims on their way to join them. */
+  const waiting: Waiting[] = [];
+  let joining = 0;
+  const waitRoom = (): boolean => options.maxInFlight > 1 && waiting.length + joining < options.maxInFlight;
+  /** Whether the queue's own slot is free (it would run a job at once). */
+  const queueSlotFree = (): boolean => inFlight() + options.queuedRunning() < options.maxInFlight;
+
+  /** Runs waiting sessions while inline slots are free; a lease lost meanwhile is the sweeper's. */
+  const next = (): void => {
+    let launched = false;
+    while (!closing && fits()) {
+      const first = waiting.shift();
+      if (first === undefined) break;
+      if (first.lease.signal.aborted) continue;
+      launch(first.sessionId, first.key, first.lease);
+      launched = true;
+    }
+    if (launched) changed();
+  };
+
+  /**
+   * Gives a waiting session to the queue: its lock first (a job that found it held would leave the
+   * work to this holder, which does not look again), then its job, then its watch entry. If either
+   * fails, the watch entry stays: the sweeper schedules the job once the lock is gone.
+   */
+  const handOver = async (entry: Waiting): Promise<void> => {
+    try {
+      await entry.lease.release();
+      await schedule(entry.sessionId, entry.key);
+      await letGo(entry.sessionId);
+    } catch (error) {
+      onError(toError(error));
+    }
+  };
+
+  /** Claims the session's lock and its watch entry; undefined when it is held elsewhere. */
+  const claim = async (sessionId: string): Promise<SessionLease | undefined> => (await locks.claim(sessionId, { watchKey, via: options.startRedis })).lease;
+
+  const runHere = async (sessionId: string, key: string): Promise<void> => {
     starting += 1;
     changed();
     let lease: SessionLease | undefined;
     try {
-      lease = (await locks.claim(sessionId, { watchKey, via: options.startRedis })).lease;
+      lease = await claim(sessionId);
     } finally {
       starting -= 1;
       if (lease === undefined) changed();
     }
     // Held: the holder (a turn job, or an inline run, watched) looks at the mailbox again once it
     // lets go, and what recovers it if it dies (its job, or its watch entry) recovers the mailbox.
+    if (lease !== undefined) launch(sessionId, key, lease);
+  };
+
+  const waitHere = async (sessionId: string, key: string): Promise<void> => {
+    joining += 1;
+    let lease: SessionLease | undefined;
+    try {
+      lease = await claim(sessionId);
+    } finally {
+      joining -= 1;
+    }
     if (lease === undefined) return;
-    const run: Promise<void> = drive(sessionId, key, lease)
-      .catch((error: unknown) => { onError(toError(error)); })
-      .finally(() => {
-        running.delete(run);
-        changed();
-      });
-    running.add(run);
+    if (closing) {
+      await handOver({ sessionId, key, lease });
+      return;
+    }
+    waiting.push({ sessionId, key, lease });
+    next();
+  };
+
+  const start = async (sessionId: string, key: string): Promise<void> => {
+    if (closing) return schedule(sessionId, key);
+    if (fits()) return runHere(sessionId, key);
+    if (queueSlotFree() || !waitRoom()) return schedule(sessionId, key);
+    return waitHere(sessionId, key);
+  };
+
+  const queueSlotFreed = (): void => {
+    next();
+    // Inline slots are all taken: the oldest waiting session takes the queue's slot, as a job.
+    const first = waiting[0];
+    if (first === undefined || !queueSlotFree()) return;
+    waiting.shift();
+    if (!first.lease.signal.aborted) void handOver(first);
   };
 
   const sweep = async (): Promise<void> => {
@@ -190,9 +281,11 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
 
   return {
     start,
+    queueSlotFreed,
     async close() {
       closing = true;
       clearInterval(timer);
+      await Promise.all(waiting.splice(0).filter((entry) => !entry.lease.signal.aborted).map(handOver));
       while (running.size > 0) await Promise.all(running);
     },
   };

@@ -289,6 +289,8 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const concurrency = options.concurrency ?? 16;
   /** Turns this worker runs from jobs now; inline turns share {@link concurrency} with them. */
   let jobsRunning = 0;
+  /** Told when a job's turn ended (set once the inline turns exist: BullMQ may start a job first). */
+  const hooks: { jobEnded?: () => void } = {};
 
   const processJob = async (job: Job<TurnJobData>, token?: string, cancel?: AbortSignal): Promise<void> => {
     if (token === undefined) {
@@ -299,6 +301,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
       await runJob(job, token, cancel);
     } finally {
       jobsRunning -= 1;
+      hooks.jobEnded?.();
     }
   };
 
@@ -363,6 +366,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     queuedRunning: () => jobsRunning,
     onRunningChange: (running) => { worker.concurrency = Math.max(1, concurrency - running); },
   });
+  if (inline !== undefined) hooks.jobEnded = () => { inline.queueSlotFreed(); };
   let closing: Promise<void> | undefined;
 
   return {
