@@ -21,7 +21,10 @@ import { startSystem, type SystemProcess } from './system-process.ts';
 export interface PeerPlan {
   /** DMs (each with its one user) the warm-up, saturation and latency messages go to in turn. */
   readonly pool: number;
-  /** Messages sent, untimed, before the saturation run: at least `pool`, so every DM's user is known to a system that caches users. */
+  /**
+   * Messages sent, untimed, before the saturation run, in rounds of `pool`: at least one round, so
+   * every DM's user is known to a system that caches users.
+   */
   readonly warmUp: number;
   /** Messages of the saturation run, and how many are in flight at once (each sender waits for its answer). */
   readonly saturation: number;
@@ -91,7 +94,9 @@ export async function measureRun(spec: RunSpec, plan: PeerPlan, context: RunCont
   const target = createSlackTarget(poster, answers, plan.pool);
   answers.clear();
   try {
-    await answeredLoop(target, `${spec.label}w`, plan.warmUp, plan.inFlight);
+    // In rounds of the pool, each answered before the next: a DM never gets its next message while
+    // the last may still be handled (the Chat SDK drops such a message).
+    for (let round = 0; round * plan.pool < plan.warmUp; round += 1) await answeredLoop(target, `${spec.label}w${String(round)}`, Math.min(plan.pool, plan.warmUp - round * plan.pool), plan.inFlight);
     // In this order, the only reading inside the window is the first `commandCounts`, which
     // `commandsBetween` leaves out.
     const redisBefore = await cpuNow(redis);
