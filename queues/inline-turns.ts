@@ -219,7 +219,9 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     }
     // Held: the holder (a turn job, or an inline run, watched) looks at the mailbox again once it
     // lets go, and what recovers it if it dies (its job, or its watch entry) recovers the mailbox.
-    if (lease !== undefined) launch(sessionId, key, lease);
+    // The slot it kept meanwhile goes to a waiting session.
+    if (lease === undefined) next();
+    else launch(sessionId, key, lease);
   };
 
   const waitHere = async (sessionId: string, key: string): Promise<void> => {
