@@ -26,7 +26,7 @@ import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 import { sha256Hex } from './job-ids.ts';
 import type { ChannelRateLimit } from './outbound-types.ts';
 import { checkPrefix } from './redis-connections.ts';
-import { SHARED_WINDOWS_LUA, sharedWindowArgs, sharedWindowKeys, type SharedLimits } from './send-windows.ts';
+import { limitArgs, SHARED_WINDOWS_LUA, sharedWindowArgs, sharedWindowKeys, type SharedLimits } from './send-windows.ts';
 
 /**
  * KEYS: 1 sent (zset: grant id -> time), 2 line (zset: job id -> order), 3 leases (hash: job id ->
@@ -133,10 +133,8 @@ export function createDestinationRateLimit(options: DestinationRateLimitOptions)
   const waiterGraceMs = options.waiterGraceMs ?? 15_000;
   return {
     async acquire(channel, address, jobId, limit, shared = {}) {
-      const max = limit === undefined ? 0 : Math.max(1, Math.floor(limit.max));
-      const durationMs = limit === undefined ? 1000 : Math.max(1, Math.ceil(limit.durationMs));
       const keys = [...['sent', 'line', 'leases', 'seq'].map((part) => destinationRateKey(prefix, channel, address, part)), ...sharedWindowKeys(prefix, channel, shared)];
-      const reply = await runScript(options.redis, ACQUIRE, keys, [jobId, max, durationMs, waiterGraceMs, ...sharedWindowArgs(shared)]);
+      const reply = await runScript(options.redis, ACQUIRE, keys, [jobId, ...limitArgs(limit), waiterGraceMs, ...sharedWindowArgs(shared)]);
       return Math.max(0, Number(reply));
     },
   };

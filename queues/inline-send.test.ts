@@ -161,7 +161,7 @@ describe('Outbound.deliver', () => {
     const out = outbound(redis, { senders: { sms: sender } });
     expect(await out.deliver(sampleDelivery('sms', 'cut'))).toMatchObject({ duplicate: true });
     const ledger = createDeliveryLedger({ redis, prefix: prefix() });
-    const swept = { redis, prefix: prefix(), leaseMs: 50, markSilent: (key: string, at: number) => ledger.markSilent(key, at), enqueue: (delivery: Parameters<typeof out.enqueue>[0]) => out.enqueue(delivery) };
+    const swept = { redis, prefix: prefix(), silence: { leaseMs: 50, mark: (key: string, at: number) => ledger.markSilent(key, at) }, enqueue: (delivery: Parameters<typeof out.enqueue>[0]) => out.enqueue(delivery) };
     await waitFor(async () => (await sweepOutbox(swept)) === 1, 'the sweep');
     expect(await outboxSize(redis)).toBe(0);
     // The hand-over says from when the dead sender sent nothing more, for the lookup to conclude sooner.

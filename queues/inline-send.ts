@@ -31,7 +31,7 @@ import { destinationRateKey } from './destination-rate-limit.ts';
 import { CLAIM_INLINE, DROP_ENTRY, RENEW_LEASES, SETTLE_INLINE } from './inline-send-scripts.ts';
 import { outboundJobId } from './job-ids.ts';
 import type { ChannelSender, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
-import { sharedLimitsOf, sharedWindowArgs, sharedWindowKeys } from './send-windows.ts';
+import { limitArgs, sharedLimitsOf, sharedWindowArgs, sharedWindowKeys } from './send-windows.ts';
 
 /** How one inline attempt ended. */
 export type InlineOutcome =
@@ -124,7 +124,6 @@ export function createInlineSend(options: InlineSendOptions): InlineSend {
   const claim = async (delivery: OutboundDelivery, sender: ChannelSender): Promise<unknown[]> => {
     const { channel, idempotencyKey } = delivery;
     const address = delivery.destination.address;
-    const limit = sender.destinationRateLimit;
     const shared = sharedLimitsOf(sender, delivery);
     const rate = (part: string): string => destinationRateKey(prefix, channel, address, part);
     const keys = [
@@ -134,8 +133,7 @@ export function createInlineSend(options: InlineSendOptions): InlineSend {
     ];
     const args = [
       idempotencyKey, JSON.stringify(delivery), options.leaseMs, ledgerTtlMs,
-      limit === undefined ? 0 : Math.max(1, Math.floor(limit.max)), limit === undefined ? 1 : Math.max(1, Math.ceil(limit.durationMs)),
-      outboundJobId(idempotencyKey), options.lineGraceMs,
+      ...limitArgs(sender.destinationRateLimit), outboundJobId(idempotencyKey), options.lineGraceMs,
       ...sharedWindowArgs(shared),
     ];
     const reply = await runScript(redis, CLAIM_INLINE, keys, args);

@@ -134,8 +134,10 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   let closing = false;
   const inFlight = (): number => running.size + starting;
   const changed = (): void => { options.onRunningChange?.(inFlight()); };
+  /** Whether the queue's own slot is free (it would run a job at once). */
+  const queueSlotFree = (): boolean => inFlight() + options.queuedRunning() < options.maxInFlight;
   /** Whether one more inline turn fits: one slot always stays the queue's. */
-  const fits = (): boolean => inFlight() + 1 < options.maxInFlight && inFlight() + options.queuedRunning() < options.maxInFlight;
+  const fits = (): boolean => inFlight() + 1 < options.maxInFlight && queueSlotFree();
 
   const letGo = (sessionId: string, score = ''): Promise<unknown> => runScript(redis, LET_GO, [watchKey, sessionLockKey(prefix, sessionId)], [sessionId, score]);
 
@@ -173,8 +175,6 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   const waiting: Waiting[] = [];
   let joining = 0;
   const waitRoom = (): boolean => options.maxInFlight > 1 && waiting.length + joining < options.maxInFlight;
-  /** Whether the queue's own slot is free (it would run a job at once). */
-  const queueSlotFree = (): boolean => inFlight() + options.queuedRunning() < options.maxInFlight;
 
   /** Runs waiting sessions while inline slots are free; a lease lost meanwhile is the sweeper's. */
   const next = (): void => {

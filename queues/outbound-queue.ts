@@ -300,9 +300,9 @@ export function createOutbound(options: OutboundOptions): Outbound {
       };
       for (const [channel, sender] of Object.entries(senders)) startWorker(channel, sender, shared);
       stopSweeper = startOutboxSweeper({
-        redis, prefix, intervalMs: options.sweepIntervalMs ?? 1000, onError, leaseMs: inlineLeaseMs,
+        redis, prefix, intervalMs: options.sweepIntervalMs ?? 1000, onError,
         enqueue: (delivery) => enqueue(delivery),
-        markSilent: (idempotencyKey, atMs) => shared.ledger.markSilent(idempotencyKey, atMs),
+        silence: { leaseMs: inlineLeaseMs, mark: (idempotencyKey, atMs) => shared.ledger.markSilent(idempotencyKey, atMs) },
       });
     },
     close() {

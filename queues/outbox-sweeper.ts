@@ -20,12 +20,11 @@ export interface OutboxSweeperOptions {
   readonly enqueue: (delivery: OutboundDelivery) => Promise<unknown>;
   /**
    * Told, before each hand-over, from when the dead process surely sent nothing more (epoch ms):
-   * its lease ran out, so its last renewal was a lease ago and it died within a quarter lease of
-   * it (`DeliveryLedger.markSilent`, which lets a lookup conclude sooner). With `leaseMs`.
+   * its lease (`leaseMs`, as `InlineSendOptions.leaseMs`) ran out, so its last renewal was a lease
+   * ago and it died within a quarter lease of it (`DeliveryLedger.markSilent`, which lets a lookup
+   * conclude sooner). Default: nobody is told.
    */
-  readonly markSilent?: (idempotencyKey: string, atMs: number) => Promise<void>;
-  /** The inline sends' lease, ms (see `InlineSendOptions.leaseMs`); needed by `markSilent`. */
-  readonly leaseMs?: number;
+  readonly silence?: { readonly leaseMs: number; readonly mark: (idempotencyKey: string, atMs: number) => Promise<void> };
   readonly onError: (error: Error) => void;
 }
 
@@ -55,7 +54,8 @@ export async function sweepOutbox(options: Omit<OutboxSweeperOptions, 'intervalM
     const key = flat[index] ?? '';
     const delivery = parseDelivery(flat[index + 1] ?? '');
     if (delivery !== undefined) {
-      if (options.leaseMs !== undefined) await options.markSilent?.(key, Date.now() - Math.ceil((options.leaseMs * 3) / 4));
+      const { silence } = options;
+      if (silence !== undefined) await silence.mark(key, Date.now() - Math.ceil((silence.leaseMs * 3) / 4));
       await options.enqueue(delivery);
       handed += 1;
     }

@@ -47,15 +47,15 @@ export function sharedWindowKeys(prefix: string, channel: string, limits: Shared
   return [channelKey, methodKey, channelPauseKey(prefix, channel)];
 }
 
-/** A limit as two script arguments: max sends (0: none) and window in milliseconds. */
-function windowArgs(limit: ChannelRateLimit | undefined): [number, number] {
+/** A limit as two script arguments: max sends (0: none) and window in milliseconds (1 when none). */
+export function limitArgs(limit: ChannelRateLimit | undefined): [number, number] {
   if (limit === undefined) return [0, 1];
   return [Math.max(1, Math.floor(limit.max)), Math.max(1, Math.ceil(limit.durationMs))];
 }
 
 /** The four script arguments of {@link SHARED_WINDOWS_LUA}: channel max and window, method max and window. */
 export function sharedWindowArgs(limits: SharedLimits): readonly number[] {
-  return [...windowArgs(limits.channel), ...windowArgs(limits.method?.limit)];
+  return [...limitArgs(limits.channel), ...limitArgs(limits.method?.limit)];
 }
 
 /**

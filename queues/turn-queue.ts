@@ -362,7 +362,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   // Inline turns take their slots from the queue's: BullMQ fetches for what is left (at least one).
   const inline = inlineTurnsOf(options, {
     redis: redis.client, prefix, locks, onError,
-    runLeased: (sessionId, lease, release) => runLeased(sessionId, lease, release),
+    runLeased,
     queuedRunning: () => jobsRunning,
     onRunningChange: (running) => { worker.concurrency = Math.max(1, concurrency - running); },
   });

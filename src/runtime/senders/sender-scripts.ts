@@ -11,7 +11,7 @@ import { defineScript as define } from '../redis/redis-script.ts';
  * KEYS: blocked hash, approved hash, held list, the sender's live code (`<expiry ms> <code>`, so that
  * expiry follows the caller's clock), codes issued today,
  * the new code's record, live codes (zset), refused today, seen injection id.
- * ARGV: address, mode, listed ('0': a listed sender never reaches the script), injection JSON, new code, now ms, code ttl ms,
+ * ARGV: address, mode, injection JSON, new code, now ms, code ttl ms,
  * codes per day, held cap, held ttl s, refusal ('daily'/'never'), day ttl s, new code's record JSON
  * (the injection, the new code and its record are only read in `pairing` mode).
  * Returns {'blocked'}, {'allowed', held count}, {'refused', notify 0/1}, {'duplicate'},
@@ -24,25 +24,25 @@ if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then
   return {'allowed', redis.call('LLEN', KEYS[3])}
 end
 if ARGV[2] == 'allowlist' then
-  if ARGV[11] == 'daily' and redis.call('SET', KEYS[8], '1', 'NX', 'EX', ARGV[12]) then return {'refused', 1} end
+  if ARGV[10] == 'daily' and redis.call('SET', KEYS[8], '1', 'NX', 'EX', ARGV[11]) then return {'refused', 1} end
   return {'refused', 0}
 end
 if redis.call('EXISTS', KEYS[6]) == 1 then return {'collision'} end
-if not redis.call('SET', KEYS[9], '1', 'NX', 'EX', ARGV[10]) then return {'duplicate'} end
+if not redis.call('SET', KEYS[9], '1', 'NX', 'EX', ARGV[9]) then return {'duplicate'} end
 local kept = 0
-if redis.call('LLEN', KEYS[3]) < tonumber(ARGV[9]) then
-  redis.call('RPUSH', KEYS[3], ARGV[4])
-  redis.call('EXPIRE', KEYS[3], ARGV[10])
+if redis.call('LLEN', KEYS[3]) < tonumber(ARGV[8]) then
+  redis.call('RPUSH', KEYS[3], ARGV[3])
+  redis.call('EXPIRE', KEYS[3], ARGV[9])
   kept = 1
 end
 local live = redis.call('GET', KEYS[4])
-if live and tonumber(string.match(live, '^(%d+) ')) > tonumber(ARGV[6]) then return {'held', kept, 'pending'} end
-if tonumber(redis.call('GET', KEYS[5]) or '0') >= tonumber(ARGV[8]) then return {'held', kept, 'limit'} end
+if live and tonumber(string.match(live, '^(%d+) ')) > tonumber(ARGV[5]) then return {'held', kept, 'pending'} end
+if tonumber(redis.call('GET', KEYS[5]) or '0') >= tonumber(ARGV[7]) then return {'held', kept, 'limit'} end
 redis.call('INCR', KEYS[5])
-redis.call('EXPIRE', KEYS[5], ARGV[12])
-redis.call('SET', KEYS[6], ARGV[13], 'PX', ARGV[7])
-redis.call('SET', KEYS[4], (tonumber(ARGV[6]) + tonumber(ARGV[7])) .. ' ' .. ARGV[5], 'PX', ARGV[7])
-redis.call('ZADD', KEYS[7], tonumber(ARGV[6]) + tonumber(ARGV[7]), ARGV[5])
+redis.call('EXPIRE', KEYS[5], ARGV[11])
+redis.call('SET', KEYS[6], ARGV[12], 'PX', ARGV[6])
+redis.call('SET', KEYS[4], (tonumber(ARGV[5]) + tonumber(ARGV[6])) .. ' ' .. ARGV[4], 'PX', ARGV[6])
+redis.call('ZADD', KEYS[7], tonumber(ARGV[5]) + tonumber(ARGV[6]), ARGV[4])
 return {'code', kept}`);
 
 /**

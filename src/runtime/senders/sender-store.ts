@@ -195,7 +195,7 @@ export function createSenderStore(options: SenderStoreOptions): SenderStore {
       `${prefix}:snd:seen:${injection.id}`,
     ];
     const args = [
-      address, request.mode, request.listed ? '1' : '0', pairing ? JSON.stringify(injection) : '', code, now.getTime(), codeTtlMs,
+      address, request.mode, pairing ? JSON.stringify(injection) : '', code, now.getTime(), codeTtlMs,
       codesPerDay, heldCap, heldTtl, request.refusal, DAY_TTL_SECONDS, pairing ? JSON.stringify(record) : '',
     ];
     return (await runScript(redis, ADMIT_SCRIPT, keys, args)) as Reply;

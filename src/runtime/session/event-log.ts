@@ -120,6 +120,15 @@ export interface EventLogOptions {
 
 const BATCH_FIELD = 'batch';
 
+/**
+ * What marks a stream entry as the `turn_settled` of `turnId`, once its field values are joined
+ * with spaces (as a Lua script sees them): the first for an entry written alone, the second for
+ * one inside a batch. Follows the field order {@link createEventLog} writes.
+ */
+export function turnSettledMarks(turnId: string): readonly [string, string] {
+  return [`type turn_settled turn ${turnId} actor `, `{"type":"turn_settled","turnId":${JSON.stringify(turnId)},`];
+}
+
 /** The Redis key of a session's log stream: `<prefix>:s:<session>:log`. */
 export function eventLogKey(prefix: string, sessionId: string): string {
   return `${prefix}:s:${sessionId}:log`;

@@ -180,8 +180,12 @@ describe('a guarded finish', () => {
     const { record } = progress;
 
     expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(SETTLED_LOG_MISSING);
-    // Another turn's settlement does not count.
+    // Another turn's settlement does not count, alone, beside an entry of this turn in one batch,
+    // or under a turn id this one's is the start of.
     await log.append('sg', { type: 'turn_settled', turnId: 'turn_other', data: {} });
+    await log.appendAll('sg', [{ type: 'turn_settled', turnId: 'turn_other', data: {} }, { type: 'delivery', turnId: record.turnId, data: {} }]);
+    await log.append('sg', { type: 'turn_settled', turnId: `${record.turnId}0`, data: {} });
+    await log.appendAll('sg', [{ type: 'delivery', turnId: record.turnId, data: {} }, { type: 'turn_settled', turnId: `${record.turnId}0`, data: {} }]);
     expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(SETTLED_LOG_MISSING);
     expect(await redis.exists(`${prefix()}:s:sg:turn`)).toBe(1);
 
@@ -189,5 +193,13 @@ describe('a guarded finish', () => {
     expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(0);
     expect(await redis.exists(`${prefix()}:s:sg:turn`)).toBe(0);
     expect(await redis.lrange(`${prefix()}:s:sg:hist`, 0, -1)).toEqual([JSON.stringify(say('hi'))]);
+
+    // Written alone, the entry counts as well.
+    await store.accept('sg2', sampleInjection('g2'));
+    const alone = await store.beginTurn('sg2', (first) => recordFor('sg2', first, 'turn_g2'));
+    if (alone === undefined) throw new Error('no turn');
+    await alone.saved;
+    await log.append('sg2', { type: 'turn_settled', turnId: alone.record.turnId, actor: 'main', data: {} });
+    expect(await store.finishTurn(alone.record, [say('hi')], undefined, { settledLogKey: eventLogKey(prefix(), 'sg2') })).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
 import { CONVERSATION_SETTLED_LUA, CONVERSATION_STARTED_LUA } from '../inspect/conversation-index-lua.ts';
 import { conversationIndexLayout, settlementArgument, type ConversationIndexLayout, type ConversationSettlement } from '../inspect/conversation-index-layout.ts';
+import { turnSettledMarks } from './event-log.ts';
 import { historyChange, listChars, wholeHistory, type HistoryChange, type KnownHistory } from './history-list.ts';
 import type { TurnRecord } from './turn-record.ts';
 
@@ -142,9 +143,10 @@ export const SETTLED_LOG_MISSING = -2;
  * store it whole whatever is there), with its idle expiry; drops the turn, its inbox and the
  * earlier single-string history; answers the mailbox length, or -1 (nothing done) when the stored
  * history changed meanwhile. ARGV: base version, new version, ttl, drop count, new first message
- * or '', the conversation settlement for the index (`KEYS[7]`, `KEYS[8]`) or '', then the
- * messages to append. With `KEYS[9]` (the session's event log), it first makes sure the log's
- * last entries hold this turn's `turn_settled`, and answers -2 (nothing done) when they do not.
+ * or '', the conversation settlement for the index (`KEYS[7]`, `KEYS[8]`) or '', the two marks
+ * of this turn's `turn_settled` in a log entry (`turnSettledMarks`, or '' twice), then the
+ * messages to append. With `KEYS[9]` (the session's event log), it first makes sure one of the
+ * log's last entries carries a mark, and answers -2 (nothing done) when none does.
  */
 const FINISH_SCRIPT = defineScript(`${CONVERSATION_SETTLED_LUA}
 if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
@@ -152,7 +154,7 @@ if KEYS[9] then
   local logged = false
   for _, entry in ipairs(redis.call('XREVRANGE', KEYS[9], '+', '-', 'COUNT', ${String(SETTLED_LOG_LOOKBACK)})) do
     local text = table.concat(entry[2], ' ')
-    if string.find(text, 'turn_settled', 1, true) and string.find(text, ARGV[2], 1, true) then logged = true break end
+    if string.find(text, ARGV[7], 1, true) or string.find(text, ARGV[8], 1, true) then logged = true break end
   end
   if not logged then return -2 end
 end
@@ -163,7 +165,7 @@ else
   if tonumber(ARGV[4]) > 0 then redis.call('LTRIM', KEYS[1], ARGV[4], -1) end
   if ARGV[5] ~= '' then redis.call('LSET', KEYS[1], 0, ARGV[5]) end
 end
-for first = 7, #ARGV, 1000 do
+for first = 9, #ARGV, 1000 do
   redis.call('RPUSH', KEYS[1], unpack(ARGV, first, math.min(first + 999, #ARGV)))
 end
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
@@ -290,8 +292,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const { sessionId, turnId } = record;
       const keys = [...['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part)), ...indexKeys, ...(guard === undefined ? [] : [guard.settledLogKey])];
       const settled = index === undefined || conversation === undefined ? '' : settlementArgument(conversation);
+      const marks = guard === undefined ? ['', ''] : turnSettledMarks(turnId);
       const write = (base: string, change: HistoryChange): Promise<number> =>
-        runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...change.append]).then(Number);
+        runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...marks, ...change.append]).then(Number);
       const base = known.get(sessionId);
       // Without the base this turn began from (evicted, or an earlier single-string form), store it whole.
       const whole = base === undefined || base.rewrite === true;
