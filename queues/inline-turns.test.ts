@@ -178,6 +178,68 @@ describe('inline turns', () => {
     expect(await pending.has('s-waiting')).toBe(false);
   });
 
+  it('leaves a waiting session whose lock was lost to the sweeper, which runs its turn once', async () => {
+    const gates = new Map<string, () => void>();
+    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const pending = mailbox();
+    const redis = resources.redis('worker');
+    /** Whether each run of s-lost held the session's lock. */
+    const locked: number[] = [];
+    const work = async (sessionId: string): Promise<void> => {
+      if (sessionId !== 's-lost') return held(sessionId);
+      locked.push(await redis.exists(sessionLockKey(prefix(), sessionId)));
+    };
+    const { worker, ran } = await inlineWorker({ concurrency: 2, lockTtlMs: 400, pending, work });
+    try {
+      for (const sessionId of ['s-run', 's-queued']) await worker.startTurn(sessionId, `m-${sessionId}`);
+      await vi.waitFor(() => { expect(ran).toEqual(['s-run', 's-queued']); });
+      await pending.add('s-lost');
+      await worker.startTurn('s-lost', 'm-lost');
+      expect(await redis.exists(sessionLockKey(prefix(), 's-lost'))).toBe(1);
+      // The lock goes while the session waits (as when Redis lost it): the heartbeat finds it gone.
+      await redis.del(sessionLockKey(prefix(), 's-lost'));
+      // The sweeper finds the entry without its lock and schedules the turn; the queue is full.
+      await vi.waitFor(async () => { expect(await jobsEver()).toBe(2); }, { timeout: 5000 });
+      expect(ran).toEqual(['s-run', 's-queued']);
+      // An inline slot frees, then the queue's: the lost lease is passed over, not run without its
+      // lock, and the job runs the turn.
+      gates.get('s-run')?.();
+      await vi.waitFor(async () => { expect(await redis.exists(sessionLockKey(prefix(), 's-run'))).toBe(0); });
+      gates.get('s-queued')?.();
+      await vi.waitFor(() => { expect(ran).toEqual(['s-run', 's-queued', 's-lost']); }, { timeout: 5000 });
+      expect(await pending.has('s-lost')).toBe(false);
+      await vi.waitFor(async () => { expect(await redis.zscore(inlineTurnsKey(prefix()), 's-lost')).toBeNull(); });
+    } finally {
+      for (const open of gates.values()) open();
+    }
+    expect(locked).toEqual([1]);
+  });
+
+  it('leaves the watch entry when a waiting session cannot be handed to the queue, and the sweeper schedules it later', async () => {
+    const gates = new Map<string, () => void>();
+    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const pending = mailbox();
+    const { worker } = await inlineWorker({ concurrency: 2, lockTtlMs: 400, pending, work: (sessionId) => (sessionId === 's-stranded' ? Promise.resolve() : held(sessionId)) });
+    const redis = resources.redis('worker');
+    for (const sessionId of ['s-run', 's-queued']) await worker.startTurn(sessionId, `m-${sessionId}`);
+    await vi.waitFor(async () => { expect(await redis.exists(sessionLockKey(prefix(), 's-queued'))).toBe(1); });
+    await pending.add('s-stranded');
+    await worker.startTurn('s-stranded', 'm-stranded');
+    // The queue refuses the job (as in a Redis outage on its connection) while the worker closes.
+    const add = vi.spyOn(Queue.prototype, 'add').mockRejectedValue(new Error('queue unreachable'));
+    const closing = worker.close();
+    await vi.waitFor(async () => { expect(await redis.exists(sessionLockKey(prefix(), 's-stranded'))).toBe(0); });
+    expect(await redis.zscore(inlineTurnsKey(prefix()), 's-stranded')).not.toBeNull();
+    add.mockRestore();
+    for (const open of gates.values()) open();
+    await closing;
+    // Another worker's sweeper finds the entry without its lock and schedules the turn once.
+    const other = await inlineWorker({ lockTtlMs: 400, pending });
+    await vi.waitFor(() => { expect(other.ran).toEqual(['s-stranded']); }, { timeout: 5000 });
+    expect(await pending.has('s-stranded')).toBe(false);
+    await vi.waitFor(async () => { expect(await redis.zscore(inlineTurnsKey(prefix()), 's-stranded')).toBeNull(); });
+  });
+
   it('runs every turn through the queue at a concurrency of 1', async () => {
     const { worker, ran } = await inlineWorker({ concurrency: 1 });
     await worker.startTurn('s-one', 'm-1');
