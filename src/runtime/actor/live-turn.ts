@@ -16,6 +16,11 @@ export interface LiveTurn {
   readonly history: readonly ModelMessage[];
   /** How many injections waited in the mailbox when the turn finished; set by its finish. */
   waitingAfter?: number;
+  /**
+   * The budget counts of the turn's model calls on their way to Redis (see `countModelCall`):
+   * awaited before the turn settles or waits, so they share a round trip with its next writes.
+   */
+  counting?: Promise<void>;
 }
 
 /**

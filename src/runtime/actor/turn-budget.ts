@@ -25,11 +25,18 @@ export async function refusedByBudget({ deps, turn, end, now }: TurnScope): Prom
 
 /**
  * Counts one model call of the turn, its usage and estimated cost (USD; `undefined` when unknown),
- * against the budgets, and adds them to what the turn spent (`spent` of its record).
+ * against the budgets, and adds them to what the turn spent (`spent` of its record). Does not wait
+ * for Redis: the count joins {@link LiveTurn.counting}, which the turn awaits before it settles or
+ * waits (a later step needs no admission, so nothing in between reads it).
  */
-export async function countModelCall({ deps, turn, now }: TurnScope, usage: ModelUsage, costUsd: number | undefined): Promise<void> {
+export function countModelCall({ deps, turn, now }: TurnScope, usage: ModelUsage, costUsd: number | undefined): void {
   const costMicros = costUsd === undefined ? 0 : toMicros(costUsd);
   const spent = turn.record.spent ?? { tokens: 0, costMicros: 0 };
   turn.record = { ...turn.record, spent: { tokens: spent.tokens + usageTokens(usage), costMicros: spent.costMicros + costMicros } };
-  await deps.budgets?.record(budgetedTurn(turn), usage, now(), costMicros);
+  const counted = deps.budgets?.record(budgetedTurn(turn), usage, now(), costMicros);
+  if (counted === undefined) return;
+  const before = turn.counting;
+  turn.counting = before === undefined ? counted : Promise.all([before, counted]).then(() => undefined);
+  // Awaited at the turn's end; a failure must not go unhandled until then.
+  turn.counting.catch(() => undefined);
 }

@@ -39,9 +39,9 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
   const finish = async (turnState: string): Promise<void> => {
     turn.record = { ...turn.record, status: 'settled', settledAs: turnState };
     const record = turn.record;
-    // The settled record and the turn's log so far are both written before the settlement is
-    // delivered; they do not depend on each other, so they share a round trip.
-    await Promise.all([deps.store.saveTurn(record), deps.log.flush?.(record.sessionId)]);
+    // The settled record, the turn's log so far and its budget counts are all written before the
+    // settlement is delivered; they do not depend on each other, so they share a round trip.
+    await Promise.all([deps.store.saveTurn(record), deps.log.flush?.(record.sessionId), turn.counting]);
     await deps.output.settle(record, turnState);
     // The settlement's log (its deliveries and `turn_settled`) is written BEFORE the turn is
     // cleared. A Redis that loses the last writes it acknowledged (a crash under `appendfsync

@@ -72,7 +72,10 @@ function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection
 /** Runs one turn to settlement or to a wait, saving its record after every model call. */
 async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal): Promise<{ exit: TurnExit; turn: LiveTurn }> {
   const turn = await openTurn(deps, progress);
-  return { exit: await runSteps(deps, turn, signal, progress.saved), turn };
+  const exit = await runSteps(deps, turn, signal, progress.saved);
+  // A turn that waits (or ended without settling its record) has its budget counts written too.
+  await turn.counting;
+  return { exit, turn };
 }
 
 /**
@@ -94,7 +97,7 @@ async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSigna
     if (await refusedByBudget(scope)) return 'settled';
     const call = await callModel(scope, actor, signal);
     if (call === undefined) return 'settled';
-    await countModelCall(scope, call.response.usage, call.costUsd);
+    countModelCall(scope, call.response.usage, call.costUsd);
     const outcome = await applyResponse(deps, turn, actor, now, call);
     if (outcome.awaitingApproval.length > 0 && deps.approvals !== undefined) {
       await suspendForApprovals(deps, deps.approvals, turn, call.step, outcome);
