@@ -4,7 +4,7 @@ import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
 import { inlineTurnsKey } from './inline-turns.ts';
 import { useTestResources } from './queue-test-kit.ts';
 import { createSessionLock, sessionLockKey } from './session-lock.ts';
-import { createTurnQueue, createTurnWorker, TURN_QUEUE_NAME, type TurnWorker } from './turn-queue.ts';
+import { createTurnQueue, createTurnWorker, TURN_QUEUE_NAME, type TurnLease, type TurnWorker } from './turn-queue.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -42,7 +42,7 @@ function mailbox(): Mailbox {
 }
 
 /** A worker with its queue (so it runs turns inline); `work` is each turn, `pending` the work waiting. */
-async function inlineWorker(options: { readonly work?: (sessionId: string) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number } = {}): Promise<Worked> {
+async function inlineWorker(options: { readonly work?: (sessionId: string, lease: TurnLease) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number } = {}): Promise<Worked> {
   const ran: string[] = [];
   // The fail-fast client of the claims, ready before the first (as the service's shared client).
   const startRedis = resources.redis('producer');
@@ -55,10 +55,10 @@ async function inlineWorker(options: { readonly work?: (sessionId: string) => Pr
     inline: { queue, redis: startRedis, workKeys: pending.keys },
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.lockTtlMs === undefined ? {} : { lockTtlMs: options.lockTtlMs }),
-    process: async (sessionId) => {
+    process: async (sessionId, lease) => {
       ran.push(sessionId);
       await pending.take(sessionId);
-      await options.work?.(sessionId);
+      await options.work?.(sessionId, lease);
     },
     hasWork: (sessionId) => pending.has(sessionId),
   }));
@@ -74,6 +74,25 @@ describe('inline turns', () => {
     const redis = resources.redis('worker');
     await vi.waitFor(async () => { expect(await redis.zcard(inlineTurnsKey(prefix()))).toBe(0); });
     expect(await redis.exists(sessionLockKey(prefix(), 's-inline'))).toBe(0);
+    expect(await jobsEver()).toBe(0);
+  });
+
+  it('gives the turn its lock and watch entry, for its last script to let go of when nothing is left', async () => {
+    const redis = resources.redis('worker');
+    // What a finish does when the mailbox is empty: the lock (while it holds our token) and the
+    // watch entry go in one script, and the lease is told.
+    const finish = async (sessionId: string, { lock }: TurnLease): Promise<void> => {
+      const deleted = await redis.eval("if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end redis.call('DEL', KEYS[1]) redis.call('ZREM', KEYS[2], ARGV[2]) return 1", 2, lock.key, lock.watchKey ?? '', lock.token, sessionId);
+      if (deleted === 1) lock.letGo();
+    };
+    const { worker, ran } = await inlineWorker({ work: finish });
+    await worker.startTurn('s-let-go', 'm-1');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-let-go']); });
+    await vi.waitFor(async () => { expect(await redis.exists(sessionLockKey(prefix(), 's-let-go'))).toBe(0); });
+    expect(await redis.zcard(inlineTurnsKey(prefix()))).toBe(0);
+    // The next message finds the session free and runs at once.
+    await worker.startTurn('s-let-go', 'm-2');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-let-go', 's-let-go']); });
     expect(await jobsEver()).toBe(0);
   });
 

@@ -229,4 +229,30 @@ describe('createSessionLock', () => {
     expect(await redis.zscore(watchKey, 's-lost')).not.toBeNull();
     expect(await redis.get(sessionLockKey(prefix(), 's-lost'))).toBe('another-holder');
   });
+
+  it('stops renewing a lock a script let go of, and its release then sends nothing', async () => {
+    const redis = resources.redis('worker');
+    const beats = heartbeatsOn(redis, 300);
+    const scriptsRun = (): number => (redis as unknown as { evalsha: { mock: { calls: unknown[] } } }).evalsha.mock.calls.length;
+    const locks = createSessionLock({ redis, prefix: prefix(), ttlMs: 300 });
+    const lease = await locks.tryAcquire('let-go');
+    const other = await locks.tryAcquire('let-go-other');
+    if (lease === undefined || other === undefined) throw new Error('not acquired');
+    const held = lease.heldLock(`${prefix()}:inline-turns`);
+    expect(held).toMatchObject({ key: sessionLockKey(prefix(), 'let-go'), token: lease.token, watchKey: `${prefix()}:inline-turns` });
+    // The turn's last script deleted the lock (it held our token) and says so.
+    await redis.del(held.key);
+    held.letGo();
+    const scripts = scriptsRun();
+    expect(await lease.releaseAndLook({ watchKey: `${prefix()}:inline-turns`, workKeys: [`${prefix()}:t`] })).toEqual({ released: true, maybeWork: false });
+    expect(await lease.release()).toBe(true);
+    // Nothing went to Redis for it, and the heartbeats that follow carry the other lock only.
+    expect(scriptsRun()).toBe(scripts);
+    const before = beats.length;
+    await vi.waitFor(() => { expect(beats.length).toBeGreaterThanOrEqual(before + 5); }, { timeout: 10_000 });
+    expect(beats.slice(before).every((count) => count === 1)).toBe(true);
+    expect(lease.signal.aborted).toBe(false);
+    expect(other.signal.aborted).toBe(false);
+    await other.release();
+  });
 });

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
+import type { HeldLock } from '../src/runtime/session/held-lock.ts';
 import { checkPrefix } from './redis-connections.ts';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 
@@ -128,6 +129,13 @@ export interface SessionLease {
    * anything was there, for the caller to look closer.
    */
   releaseAndLook(look: ReleaseLook): Promise<{ readonly released: boolean; readonly maybeWork: boolean }>;
+  /**
+   * The lease as a script of another module sees it (`HeldLock`): the lock's key and token, and
+   * `letGo()`, which that script's caller calls once it deleted the lock (the session had nothing
+   * left). The lease then stops renewing it, and {@link SessionLease.release} and
+   * {@link SessionLease.releaseAndLook} answer at once (released, no work) without Redis.
+   */
+  heldLock(watchKey?: string): HeldLock;
 }
 
 /** What {@link SessionLease.releaseAndLook} looks at. */
@@ -284,20 +292,33 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
       }, intervalMs);
       timer.unref();
     }
+    /** Set once a script of the turn let the lock go: nothing is left to release. */
+    let letGo = false;
     return {
       sessionId,
       token,
       signal: controller.signal,
       async release(): Promise<boolean> {
         if (held.get(token) === lease) forget(lease);
+        if (letGo) return true;
         const deleted = await runScript(redis, RELEASE, [key], [token]);
         return deleted === 1;
       },
       async releaseAndLook(look) {
         if (held.get(token) === lease) forget(lease);
+        if (letGo) return { released: true, maybeWork: false };
         const [released, work] = (await runScript(redis, RELEASE_AND_LOOK, [key, look.watchKey, ...look.workKeys], [token, sessionId])) as [number, number];
         return { released: released === 1, maybeWork: work === 1 };
       },
+      heldLock: (watchKey) => ({
+        key,
+        token,
+        ...(watchKey === undefined ? {} : { watchKey }),
+        letGo() {
+          letGo = true;
+          if (held.get(token) === lease) forget(lease);
+        },
+      }),
     };
   };
 

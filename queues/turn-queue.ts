@@ -15,6 +15,7 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
+import type { HeldLock } from '../src/runtime/session/held-lock.ts';
 import { turnJobId } from './job-ids.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
@@ -124,6 +125,11 @@ export interface TurnLease {
    * {@link SwitchboardError}) or BullMQ cancelled the job.
    */
   readonly signal: AbortSignal;
+  /**
+   * The session lock, for the turn's last script to let go of when the session has nothing left
+   * (see `HeldLock`); the worker's own release then sends nothing.
+   */
+  readonly lock: HeldLock;
 }
 
 /** Options of {@link createTurnWorker}. */
@@ -223,7 +229,7 @@ export interface TurnWorker {
 }
 
 /** Runs one turn under a lease and lets it go with `release` (the worker's `runLeased`). */
-type LeasedRunner = <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>) => Promise<T | undefined>;
+type LeasedRunner = <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, cancel?: AbortSignal, watchKey?: string) => Promise<T | undefined>;
 
 /** The worker's inline turns, when it was given its queue and a way to tell work. */
 function inlineTurnsOf(
@@ -236,7 +242,7 @@ function inlineTurnsOf(
   return createInlineTurns({
     ...parts,
     // The release looks at the session's work and leaves the watch set in the same command.
-    runLeased: (sessionId, lease) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey, workKeys: inline.workKeys(sessionId) })),
+    runLeased: (sessionId, lease) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey, workKeys: inline.workKeys(sessionId) }), undefined, watchKey),
     startRedis: inline.redis,
     schedule: (sessionId, key, scheduleOptions) => inline.queue.schedule(sessionId, key, scheduleOptions),
     hasWork,
@@ -324,13 +330,16 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     }
   };
 
-  /** Runs one turn under `lease`, then lets it go with `release`; what that said, if it worked. */
-  const runLeased = async <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, cancel?: AbortSignal): Promise<T | undefined> => {
+  /**
+   * Runs one turn under `lease` (the session leaving `watchKey` with its lock, for an inline
+   * turn), then lets it go with `release`; what that said, if it worked.
+   */
+  const runLeased = async <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, cancel?: AbortSignal, watchKey?: string): Promise<T | undefined> => {
     const signal = cancel === undefined ? lease.signal : AbortSignal.any([lease.signal, cancel]);
     let released: T | undefined;
     try {
       try {
-        await options.process(sessionId, { signal });
+        await options.process(sessionId, { signal, lock: lease.heldLock(watchKey) });
       } catch (error) {
         throw lease.signal.aborted ? toError(lease.signal.reason) : error;
       }

@@ -108,7 +108,8 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     ...(options.sessionLockTtlMs === undefined ? {} : { lockTtlMs: options.sessionLockTtlMs }),
     ...(options.jobLockDurationMs === undefined ? {} : { jobLockDurationMs: options.jobLockDurationMs }),
     process: async (sessionId, lease) => {
-      await runSessionTurns(deps, sessionId, lease.signal);
+      // The turn that leaves the mailbox empty lets the lock go in its last script.
+      await runSessionTurns(deps, sessionId, lease.signal, lease.lock);
     },
     // A decision can arrive while the suspending job still holds the session: its resume job then
     // completes at once, and this check, run when the lock is released, picks the turn up.

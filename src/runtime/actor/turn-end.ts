@@ -1,4 +1,5 @@
 import { turnSettlement } from '../inspect/turn-settlement.ts';
+import type { HeldLock } from '../session/held-lock.ts';
 import { SETTLED_LOG_MISSING } from '../session/session-store.ts';
 import type { EmittedPart } from '../session/turn-record.ts';
 import type { LiveTurn } from './live-turn.ts';
@@ -34,8 +35,11 @@ export interface TurnScope {
   readonly now: () => number;
 }
 
-/** The {@link TurnEnd} of `turn`. */
-export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
+/**
+ * The {@link TurnEnd} of `turn`; with `lock` (the session's, held by this process), a finish that
+ * leaves the mailbox empty lets the lock go in its last script.
+ */
+export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn, lock?: HeldLock): TurnEnd {
   const finish = async (turnState: string): Promise<void> => {
     turn.record = { ...turn.record, status: 'settled', settledAs: turnState };
     const record = turn.record;
@@ -59,11 +63,11 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn): TurnEnd {
     // tried again after the log's write was confirmed.
     const flushed = deps.log.flush?.(record.sessionId);
     const guard = deps.settledLogKey === undefined ? undefined : { settledLogKey: deps.settledLogKey(record.sessionId) };
-    const finished = flushed === undefined || guard === undefined ? undefined : deps.store.finishTurn(record, history, settlement, guard);
+    const finished = flushed === undefined || guard === undefined ? undefined : deps.store.finishTurn(record, history, settlement, guard, lock);
     finished?.catch(() => undefined);
     await flushed;
     const waiting = await finished;
-    turn.waitingAfter = waiting === undefined || waiting === SETTLED_LOG_MISSING ? await deps.store.finishTurn(record, history, settlement) : waiting;
+    turn.waitingAfter = waiting === undefined || waiting === SETTLED_LOG_MISSING ? await deps.store.finishTurn(record, history, settlement, undefined, lock) : waiting;
   };
   const fail = async (reason: string, text: string): Promise<void> => {
     const { sessionId, turnId, actor, step } = turn.record;

@@ -2,6 +2,7 @@ import { scheduledActorOf } from '../proactive/scheduled-injection.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Injection } from '../injection.ts';
+import type { HeldLock } from '../session/held-lock.ts';
 import type { TurnInProgress } from '../session/session-store.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
 import { applyResponse, suspendForApprovals } from './apply-response.ts';
@@ -20,18 +21,19 @@ import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 /**
  * Runs every turn a session has waiting, one after another: resumes a turn a crashed worker left
  * behind, otherwise starts one from the oldest waiting injection. Returns when the mailbox is
- * empty or the running turn waits (for an approval or a peer).
+ * empty or the running turn waits (for an approval or a peer). With `lock` (the session's lock
+ * this process holds), the turn that leaves the mailbox empty lets it go in its last script.
  */
-export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal): Promise<void> {
+export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal, lock?: HeldLock): Promise<void> {
   try {
-    await runUntilDrained(deps, sessionId, signal);
+    await runUntilDrained(deps, sessionId, signal, lock);
   } finally {
     // A buffering log holds the last entries of the turn until here, also when the turn failed.
     await deps.log.flush?.(sessionId);
   }
 }
 
-async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal): Promise<void> {
+async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal, lock: HeldLock | undefined): Promise<void> {
   const now = deps.now ?? Date.now;
   for (;;) {
     if (signal.aborted) throw lockLost(sessionId);
@@ -41,7 +43,7 @@ async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: 
       const until = progress.record.wait === undefined ? 0 : Date.parse(progress.record.wait.until);
       if (now() < until) return;
     }
-    const ran = await runTurn(deps, progress, signal);
+    const ran = await runTurn(deps, progress, signal, lock);
     // Nothing left in the mailbox when the turn finished: done (what arrives later asks for its own turn).
     if (ran.exit === 'waiting' || ran.turn.waitingAfter === 0) return;
   }
@@ -70,9 +72,9 @@ function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection
 }
 
 /** Runs one turn to settlement or to a wait, saving its record after every model call. */
-async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal): Promise<{ exit: TurnExit; turn: LiveTurn }> {
+async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: AbortSignal, lock: HeldLock | undefined): Promise<{ exit: TurnExit; turn: LiveTurn }> {
   const turn = await openTurn(deps, progress);
-  const exit = await runSteps(deps, turn, signal, progress.saved);
+  const exit = await runSteps({ deps, turn, end: turnEnd(deps, turn, lock), now: deps.now ?? Date.now }, signal, progress.saved);
   // A turn that waits (or ended without settling its record) has its budget counts written too.
   await turn.counting;
   return { exit, turn };
@@ -82,9 +84,8 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
  * The steps of one turn: resume what a crash left, then model calls until the turn settles or
  * waits. `saved` (a new turn's first write of its record) is awaited before the first model call.
  */
-async function runSteps(deps: TurnRunnerDeps, turn: LiveTurn, signal: AbortSignal, saved?: Promise<void>): Promise<TurnExit> {
-  const now = deps.now ?? Date.now;
-  const scope: TurnScope = { deps, turn, end: turnEnd(deps, turn), now };
+async function runSteps(scope: TurnScope, signal: AbortSignal, saved?: Promise<void>): Promise<TurnExit> {
+  const { deps, turn, now } = scope;
   const resumed = await resumeTurn(scope);
   if (resumed !== undefined) return resumed;
   for (;;) {

@@ -6,6 +6,7 @@ import { waitFor } from '../../../test/support/wait-for.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
 import { createEventLog, eventLogKey } from './event-log.ts';
+import type { HeldLock } from './held-lock.ts';
 import { createSessionStore, SETTLED_LOG_MISSING, type SessionStore } from './session-store.ts';
 import type { TurnRecord } from './turn-record.ts';
 
@@ -201,5 +202,71 @@ describe('a guarded finish', () => {
     await alone.saved;
     await log.append('sg2', { type: 'turn_settled', turnId: alone.record.turnId, actor: 'main', data: {} });
     expect(await store.finishTurn(alone.record, [say('hi')], undefined, { settledLogKey: eventLogKey(prefix(), 'sg2') })).toBe(0);
+  });
+});
+
+describe('a finish that lets the session lock go', () => {
+  /** A lock held with `token`, watched in `watchKey`, and whether its holder was told it was let go. */
+  async function heldLock(redis: Awaited<ReturnType<typeof connect>>, sessionId: string, token: string, watchKey?: string): Promise<HeldLock & { told: () => boolean }> {
+    const key = `${prefix()}:session-lock:${sessionId}`;
+    await redis.set(key, token, 'PX', 60_000);
+    if (watchKey !== undefined) await redis.zadd(watchKey, Date.now(), sessionId);
+    let told = false;
+    return { key, token, ...(watchKey === undefined ? {} : { watchKey }), letGo: () => { told = true; }, told: () => told };
+  }
+
+  async function startTurn(store: SessionStore, sessionId: string, id: string): Promise<TurnRecord> {
+    await store.accept(sessionId, sampleInjection(id));
+    const progress = await store.beginTurn(sessionId, (first) => recordFor(sessionId, first, `turn_${id}`));
+    if (progress === undefined) throw new Error('no turn');
+    await progress.saved;
+    return progress.record;
+  }
+
+  it('deletes the lock and the watch entry with the turn when the mailbox is empty, and tells the holder', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const watchKey = `${prefix()}:inline-turns`;
+    const record = await startTurn(store, 'sl1', 'l1');
+    const lock = await heldLock(redis, 'sl1', 'tok-1', watchKey);
+    expect(await store.finishTurn(record, [say('hi')], undefined, undefined, lock)).toBe(0);
+    expect(await redis.exists(lock.key)).toBe(0);
+    expect(await redis.zscore(watchKey, 'sl1')).toBeNull();
+    expect(lock.told()).toBe(true);
+  });
+
+  it('keeps the lock while a message waits, and when the lock is no longer this holder\'s', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const watchKey = `${prefix()}:inline-turns`;
+    const busy = await startTurn(store, 'sl2', 'l2');
+    await store.accept('sl2', sampleInjection('l2-next'));
+    const kept = await heldLock(redis, 'sl2', 'tok-2', watchKey);
+    expect(await store.finishTurn(busy, [say('hi')], undefined, undefined, kept)).toBe(1);
+    expect(await redis.get(kept.key)).toBe('tok-2');
+    expect(await redis.zscore(watchKey, 'sl2')).not.toBeNull();
+    expect(kept.told()).toBe(false);
+
+    const lost = await startTurn(store, 'sl3', 'l3');
+    const theirs = await heldLock(redis, 'sl3', 'tok-theirs', watchKey);
+    expect(await store.finishTurn(lost, [say('hi')], undefined, undefined, { ...theirs, token: 'tok-mine' })).toBe(0);
+    expect(await redis.get(theirs.key)).toBe('tok-theirs');
+    expect(await redis.zscore(watchKey, 'sl3')).not.toBeNull();
+    expect(theirs.told()).toBe(false);
+  });
+
+  it('lets the lock of a turn run from a queue job go without a watch set, behind the log guard', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const log = createEventLog({ redis, prefix: prefix() });
+    const record = await startTurn(store, 'sl4', 'l4');
+    const lock = await heldLock(redis, 'sl4', 'tok-4');
+    const guard = { settledLogKey: eventLogKey(prefix(), 'sl4') };
+    expect(await store.finishTurn(record, [say('hi')], undefined, guard, lock)).toBe(SETTLED_LOG_MISSING);
+    expect(await redis.get(lock.key)).toBe('tok-4');
+    await log.append('sl4', { type: 'turn_settled', turnId: record.turnId, actor: 'main', data: {} });
+    expect(await store.finishTurn(record, [say('hi')], undefined, guard, lock)).toBe(0);
+    expect(await redis.exists(lock.key)).toBe(0);
+    expect(lock.told()).toBe(true);
   });
 });

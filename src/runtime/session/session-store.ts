@@ -7,6 +7,7 @@ import { CONVERSATION_SETTLED_LUA, CONVERSATION_STARTED_LUA } from '../inspect/c
 import { conversationIndexLayout, settlementArgument, type ConversationIndexLayout, type ConversationSettlement } from '../inspect/conversation-index-layout.ts';
 import { turnSettledMarks } from './event-log.ts';
 import { historyChange, listChars, wholeHistory, type HistoryChange, type KnownHistory } from './history-list.ts';
+import type { HeldLock } from './held-lock.ts';
 import type { TurnRecord } from './turn-record.ts';
 
 /** Options of {@link createSessionStore}. */
@@ -90,9 +91,12 @@ export interface SessionStore {
    * many injections wait in the mailbox for the next turn. With `guard.settledLogKey` (the
    * session's event log), it clears nothing unless the log's last entries hold the turn's
    * `turn_settled`, and resolves to {@link SETTLED_LOG_MISSING} then: a caller may send the log's
-   * write and this one together, and fall back to writing them one after the other.
+   * write and this one together, and fall back to writing them one after the other. With `lock`
+   * (the session's, held by this process), a finish that leaves the mailbox empty also lets the
+   * lock go, and the session leave the lock's watch set, when the lock still holds its token
+   * (`lock.letGo()` is then called).
    */
-  finishTurn(record: TurnRecord, history: readonly ModelMessage[], conversation?: ConversationSettlement, guard?: { readonly settledLogKey: string }): Promise<number>;
+  finishTurn(record: TurnRecord, history: readonly ModelMessage[], conversation?: ConversationSettlement, guard?: { readonly settledLogKey: string }, lock?: HeldLock): Promise<number>;
   /** Sessions with a turn in progress (running, waiting or settling), at most `limit` (default 100). */
   activeTurns(limit?: number): Promise<TurnRecord[]>;
   /** How many injections wait for a turn. */
@@ -138,19 +142,25 @@ const SETTLED_LOG_LOOKBACK = 8;
 /** What a guarded {@link SessionStore.finishTurn} answers when the turn's `turn_settled` is not in its log yet. */
 export const SETTLED_LOG_MISSING = -2;
 
+/** What the finish script answers when the mailbox was empty and it let the session's lock go. */
+const LOCK_LET_GO = -3;
+
 /**
  * Applies a history change when the stored version is still the one the turn started from (`*`:
  * store it whole whatever is there), with its idle expiry; drops the turn, its inbox and the
  * earlier single-string history; answers the mailbox length, or -1 (nothing done) when the stored
  * history changed meanwhile. ARGV: base version, new version, ttl, drop count, new first message
  * or '', the conversation settlement for the index (`KEYS[7]`, `KEYS[8]`) or '', the two marks
- * of this turn's `turn_settled` in a log entry (`turnSettledMarks`, or '' twice), then the
- * messages to append. With `KEYS[9]` (the session's event log), it first makes sure one of the
- * log's last entries carries a mark, and answers -2 (nothing done) when none does.
+ * of this turn's `turn_settled` in a log entry (`turnSettledMarks`, or '' twice), the session
+ * lock's token and the session's member of the watch set (or '' twice), then the messages to
+ * append. With the marks, `KEYS[9]` is the session's event log: it first makes sure one of the
+ * log's last entries carries a mark, and answers -2 (nothing done) when none does. With a token,
+ * the last two keys are the lock and the watch set: when the mailbox is empty and the lock holds
+ * the token, the lock is deleted, the member leaves the set, and the answer is -3.
  */
 const FINISH_SCRIPT = defineScript(`${CONVERSATION_SETTLED_LUA}
 if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
-if KEYS[9] then
+if ARGV[7] ~= '' then
   local logged = false
   for _, entry in ipairs(redis.call('XREVRANGE', KEYS[9], '+', '-', 'COUNT', ${String(SETTLED_LOG_LOOKBACK)})) do
     local text = table.concat(entry[2], ' ')
@@ -165,13 +175,17 @@ else
   if tonumber(ARGV[4]) > 0 then redis.call('LTRIM', KEYS[1], ARGV[4], -1) end
   if ARGV[5] ~= '' then redis.call('LSET', KEYS[1], 0, ARGV[5]) end
 end
-for first = 9, #ARGV, 1000 do
+for first = 11, #ARGV, 1000 do
   redis.call('RPUSH', KEYS[1], unpack(ARGV, first, math.min(first + 999, #ARGV)))
 end
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
-return redis.call('LLEN', KEYS[6])`);
+local waiting = redis.call('LLEN', KEYS[6])
+if waiting > 0 or ARGV[9] == '' or redis.call('GET', KEYS[#KEYS - 1]) ~= ARGV[9] then return waiting end
+redis.call('DEL', KEYS[#KEYS - 1])
+if ARGV[10] ~= '' then redis.call('ZREM', KEYS[#KEYS], ARGV[10]) end
+return ${String(LOCK_LET_GO)}`);
 
 const ACCEPT_SCRIPT = defineScript(`
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
@@ -288,13 +302,23 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       await redis.set(key(record.sessionId, 'turn'), JSON.stringify(record));
     },
 
-    async finishTurn(record, history, conversation, guard) {
+    async finishTurn(record, history, conversation, guard, lock) {
       const { sessionId, turnId } = record;
-      const keys = [...['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part)), ...indexKeys, ...(guard === undefined ? [] : [guard.settledLogKey])];
+      const keys = [
+        ...['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part)),
+        ...indexKeys,
+        ...(guard === undefined ? [] : [guard.settledLogKey]),
+        ...(lock === undefined ? [] : [lock.key, lock.watchKey ?? lock.key]),
+      ];
       const settled = index === undefined || conversation === undefined ? '' : settlementArgument(conversation);
       const marks = guard === undefined ? ['', ''] : turnSettledMarks(turnId);
-      const write = (base: string, change: HistoryChange): Promise<number> =>
-        runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...marks, ...change.append]).then(Number);
+      const letGo = lock === undefined ? ['', ''] : [lock.token, lock.watchKey === undefined ? '' : sessionId];
+      const write = async (base: string, change: HistoryChange): Promise<number> => {
+        const answer = Number(await runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...marks, ...letGo, ...change.append]));
+        if (answer !== LOCK_LET_GO) return answer;
+        lock?.letGo();
+        return 0;
+      };
       const base = known.get(sessionId);
       // Without the base this turn began from (evicted, or an earlier single-string form), store it whole.
       const whole = base === undefined || base.rewrite === true;
