@@ -266,6 +266,20 @@ describe('inline turns', () => {
     expect(await jobsEver()).toBe(1);
   });
 
+  it('schedules a job only once the message\'s accept was answered, never while it is on its way', async () => {
+    const { worker, ran } = await inlineWorker({ concurrency: 1 });
+    let answer: (() => void) | undefined;
+    const accepted = new Promise<void>((resolve) => { answer = resolve; });
+    const started = worker.startTurn('s-accept', 'm-1', accepted);
+    // A job's turn could begin before the message is in the mailbox: none is added yet (an add
+    // sent at once would have landed by the time the counts, a few round trips later, are read).
+    expect(await jobsEver()).toBe(0);
+    answer?.();
+    await started;
+    await vi.waitFor(() => { expect(ran).toEqual(['s-accept']); });
+    expect(await jobsEver()).toBe(1);
+  });
+
   it('hands a failed run to the queue, which runs the turn again', async () => {
     let calls = 0;
     const { worker, ran } = await inlineWorker({ work: () => { calls += 1; return calls === 1 ? Promise.reject(new Error('model down')) : Promise.resolve(); } });

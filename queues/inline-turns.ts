@@ -63,7 +63,8 @@ export interface InlineTurnsOptions {
   readonly redis: Redis;
   /**
    * A fail-fast client for the claim of {@link InlineTurns.start}, which a request waits on: in a
-   * Redis outage it fails at once (the caller answers 503) rather than waiting for Redis.
+   * Redis outage it fails at once (the caller answers 503) rather than waiting for Redis. The
+   * connection the messages' accepts go on, for a claim to follow an accept in one round trip.
    */
   readonly startRedis: Redis;
   readonly prefix: string;
@@ -102,9 +103,12 @@ export interface InlineTurns {
   /**
    * Runs the session's turn here (resolves once it started, or waits here, not when it ends);
    * schedules a job when the process is full; does nothing when the session is held, whose holder
-   * takes the work.
+   * takes the work. `accepted`, when given, is the accept of the message that asks, sent on
+   * {@link InlineTurnsOptions.startRedis} and not yet answered: the lock's claim is sent at once
+   * behind it on that connection (Redis runs it after the accept), while a job is scheduled only
+   * once it resolved, since a job's turn could otherwise begin before the message is in the mailbox.
    */
-  start(sessionId: string, key: string): Promise<void>;
+  start(sessionId: string, key: string, accepted?: Promise<unknown>): Promise<void>;
   /** Told when a queued turn of this process ended: a waiting session may take the slot. */
   queueSlotFreed(): void;
   /** Stops starting turns and sweeping, hands the waiting sessions to the queue, and waits for the running ones. */
@@ -241,11 +245,12 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     next();
   };
 
-  const start = async (sessionId: string, key: string): Promise<void> => {
-    if (closing) return schedule(sessionId, key);
-    if (fits()) return runHere(sessionId, key);
-    if (queueSlotFree() || !waitRoom()) return schedule(sessionId, key);
-    return waitHere(sessionId, key);
+  const start = async (sessionId: string, key: string, accepted?: Promise<unknown>): Promise<void> => {
+    if (closing || (!fits() && (queueSlotFree() || !waitRoom()))) {
+      await accepted;
+      return schedule(sessionId, key);
+    }
+    return fits() ? runHere(sessionId, key) : waitHere(sessionId, key);
   };
 
   const queueSlotFreed = (): void => {

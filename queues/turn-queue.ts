@@ -221,9 +221,10 @@ export interface TurnWorker {
    * Runs the session's turn in this process, at once and without a queue job, when its lock is
    * free and the worker has room; schedules it on the queue when the worker is full; leaves it to
    * the holder when the session is held. Resolves once the turn started (or was scheduled), not
-   * when it ends. Present when the worker was given its queue.
+   * when it ends. Present when the worker was given its queue. With `accepted` (the message's
+   * accept, sent on `inline.redis` just before), see `InlineTurns.start`.
    */
-  readonly startTurn?: (sessionId: string, key: string) => Promise<void>;
+  readonly startTurn?: (sessionId: string, key: string, accepted?: Promise<unknown>) => Promise<void>;
   /** Stops taking jobs, waits for the running turns, closes the worker and any client it opened. */
   close(): Promise<void>;
 }
@@ -379,7 +380,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   let closing: Promise<void> | undefined;
 
   return {
-    ...(inline === undefined ? {} : { startTurn: (sessionId: string, key: string) => inline.start(sessionId, key) }),
+    ...(inline === undefined ? {} : { startTurn: (sessionId: string, key: string, accepted?: Promise<unknown>) => inline.start(sessionId, key, accepted) }),
     close() {
       closing ??= (async () => {
         try {

@@ -145,6 +145,12 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   const intakeOptions = {
     sessions,
     scheduleTurn: (sessionId: string, key: string) => (inlineTurns.start === undefined ? turnQueue.schedule(sessionId, key) : inlineTurns.start(sessionId, key)),
+    // The inline turns' claim goes on `redis`, the sessions' own connection, right behind the accept.
+    startTurn: async (sessionId: string, key: string, accepted: Promise<unknown>) => {
+      if (inlineTurns.start !== undefined) return inlineTurns.start(sessionId, key, accepted);
+      await accepted;
+      return turnQueue.schedule(sessionId, key);
+    },
     decisions: inboundQueue,
     textRepliesDecide: (channel: string) => late.channels?.adaptors.get(channel)?.approvals.textReplies === true,
   };

@@ -47,7 +47,7 @@ export interface ServiceCore {
    * Set by the worker role of a process that also takes messages in: runs a new message's turn
    * in this process at once (see queues/inline-turns.ts); unset, the intake schedules a job.
    */
-  readonly inlineTurns: { start?: (sessionId: string, key: string) => Promise<void> };
+  readonly inlineTurns: { start?: (sessionId: string, key: string, accepted?: Promise<unknown>) => Promise<void> };
   readonly queueStats: QueueStats;
   readonly approvals: ApprovalStore;
   readonly approvalRuntime: ApprovalRuntime;

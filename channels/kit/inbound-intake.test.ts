@@ -63,6 +63,30 @@ describe('inbound intake', () => {
     expect(await sessions.pendingCount(SESSION)).toBe(1);
   });
 
+  it('asks for the turn while the accept is on its way when it can, and a claim sent behind the accept finds the message', async () => {
+    const redis = await connect();
+    const sessions = createSessionStore({ redis, prefix: prefix() });
+    const seen: [string, boolean, number][] = [];
+    let answered = false;
+    const intake = createInboundIntake({
+      sessions: { accept: async (sessionId, injection) => { answered = false; const fresh = await sessions.accept(sessionId, injection); answered = true; return fresh; } },
+      scheduleTurn: () => Promise.reject(new Error('not used when startTurn is given')),
+      // As the inline turns do: a command sent now on the accept's connection, before it was answered.
+      startTurn: async (sessionId, key, accepted) => {
+        const early = !answered;
+        const waiting = await redis.llen(`${prefix()}:s:${sessionId}:pending`);
+        seen.push([key, early, waiting]);
+        await accepted;
+      },
+      decisions: { enqueue: () => Promise.reject(new Error('no decisions here')) },
+      textRepliesDecide: textDecides,
+    });
+    expect(await intake.enqueue(sampleInjection('web:s1'))).toEqual({ duplicate: false });
+    expect(await intake.enqueue(sampleInjection('web:s1'))).toEqual({ duplicate: true });
+    // Asked before the accept's answer came back, yet the message was already in the mailbox.
+    expect(seen).toEqual([['web:s1', true, 1], ['web:s1', true, 1]]);
+  });
+
   it('sends decisions to the decision queue and never to a mailbox', async () => {
     const { intake, sessions, decided, scheduled } = await setUp();
     const button = sampleInjection('web:button', { kind: 'approval-response', data: { approvalId: 'apr_1', decision: 'granted' } });

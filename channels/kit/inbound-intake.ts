@@ -35,6 +35,13 @@ export interface InboundIntakeOptions {
   readonly sessions: Pick<SessionStore, 'accept'>;
   /** Asks for a turn of a session; `key` names the reason (the injection id). */
   readonly scheduleTurn: (sessionId: string, key: string) => Promise<void>;
+  /**
+   * Asks for a turn while the message's accept is still on its way (`accepted`), saving a round
+   * trip. It must not let the turn begin before `accepted` resolved, except through commands sent
+   * after the accept on the same Redis connection (Redis runs a connection's commands in order):
+   * the inline turns' lock claim. Default: the accept is awaited, then {@link scheduleTurn}.
+   */
+  readonly startTurn?: (sessionId: string, key: string, accepted: Promise<unknown>) => Promise<void>;
   /** The inbound queue, for decisions. */
   readonly decisions: { enqueue(injection: Injection): Promise<IntakeResult> };
   /** Whether text replies on `channel` can decide approvals (the channel's `approvals.textReplies`). */
@@ -64,12 +71,18 @@ export function isDecision(injection: Injection, textRepliesDecide: (channel: st
 
 /** Puts `injection` in its session's mailbox and asks for a turn; `duplicate` when seen before. */
 export async function acceptIntoMailbox(
-  options: Pick<InboundIntakeOptions, 'sessions' | 'scheduleTurn'>,
+  options: Pick<InboundIntakeOptions, 'sessions' | 'scheduleTurn' | 'startTurn'>,
   injection: Injection,
 ): Promise<IntakeResult> {
   const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
-  const fresh = await options.sessions.accept(sessionId, injection);
-  await options.scheduleTurn(sessionId, injection.id);
+  const accepted = options.sessions.accept(sessionId, injection);
+  if (options.startTurn === undefined) {
+    const fresh = await accepted;
+    await options.scheduleTurn(sessionId, injection.id);
+    return { duplicate: !fresh };
+  }
+  // A repeat asks for the turn too, so the turn never waits on what the accept answers.
+  const [fresh] = await Promise.all([accepted, options.startTurn(sessionId, injection.id, accepted)]);
   return { duplicate: !fresh };
 }
 

@@ -5,7 +5,8 @@
  *
  * The cut is placed exactly with a proxy between the service and Redis that drops every
  * connection at the command that asks for the message's turn (see `cutting-proxy.ts`): the harness
- * runs role `all`, so that is the inline claim of the session's lock (`queues/inline-turns.ts`).
+ * runs role `all`, so that is the inline claim of the session's lock (`queues/inline-turns.ts`),
+ * which leaves in the same socket write as the accept; the proxy passes the accept on and cuts there.
  */
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
