@@ -81,6 +81,8 @@ interface FakeState {
   readonly fileAuthFailure: 'login-page' | 'unauthorized';
   readonly calls: FakeSlackCall[];
   readonly messages: Mutable<FakeSlackMessage>[];
+  /** {@link FakeState.messages} by `ts` (each unique): a thread's parent is found without a scan. */
+  readonly messagesByTs: Map<string, Mutable<FakeSlackMessage>>;
   readonly updates: FakeSlackUpdate[];
   readonly ephemerals: FakeSlackEphemeral[];
   readonly statuses: FakeSlackStatus[];
@@ -206,6 +208,7 @@ function initialState(options: FakeSlackOptions): FakeState {
     fileAuthFailure: options.fileAuthFailure ?? 'login-page',
     calls: [],
     messages: [],
+    messagesByTs: new Map(),
     updates: [],
     ephemerals: [],
     statuses: [],
@@ -227,6 +230,7 @@ function resetState(state: FakeState): void {
     list.length = 0;
   }
   state.files.clear();
+  state.messagesByTs.clear();
   state.holds.length = 0;
 }
 
@@ -495,7 +499,7 @@ function botMessageObject(
   const { message: template } = readSlackFixture('chat-postMessage-ok') as { message: Json };
   const { blocks: _recorded, bot_profile: profile, ...rest } = template;
   const blocks = message.blocks ?? (message.text === undefined || message.text === '' ? undefined : richTextBlocks(message.text));
-  const parent = message.threadTs === undefined ? undefined : state.messages.find((candidate) => candidate.ts === message.threadTs);
+  const parent = message.threadTs === undefined ? undefined : state.messagesByTs.get(message.threadTs);
   return {
     ...rest,
     user: state.botUserId,
@@ -526,7 +530,7 @@ function postMessage(state: FakeState, args: Json, at: number): Answer {
   }
   const ts = nextTs(state);
   const threadTs = nonEmpty(args, 'thread_ts');
-  state.messages.push({
+  const posted: Mutable<FakeSlackMessage> = {
     channel,
     ts,
     threadTs,
@@ -539,7 +543,9 @@ function postMessage(state: FakeState, args: Json, at: number): Answer {
     updateCount: 0,
     args,
     at,
-  });
+  };
+  state.messages.push(posted);
+  state.messagesByTs.set(ts, posted);
   if (threadTs !== undefined) clearStatusOnPost(state, channel, threadTs, at);
   const { ok: _ok, ...template } = readSlackFixture('chat-postMessage-ok');
   return { ok: true, body: { ...template, channel, ts, message: botMessageObject(state, { ts, text: messageText ?? markdownText, blocks, threadTs }) } };
@@ -551,7 +557,8 @@ function updateMessage(state: FakeState, args: Json, at: number): Answer {
   const ts = nonEmpty(args, 'ts');
   const refused = channelError(state, channel);
   if (refused !== undefined) return { ok: false, error: refused };
-  const message = state.messages.find((candidate) => candidate.channel === channel && candidate.ts === ts);
+  const found = ts === undefined ? undefined : state.messagesByTs.get(ts);
+  const message = found?.channel === channel ? found : undefined;
   if (message === undefined || ts === undefined || channel === undefined) return { ok: false, error: 'message_not_found' };
   const blocks = typedList(args, 'blocks', isBlock);
   if (blocks === 'invalid') return { ok: false, error: 'invalid_blocks' };
