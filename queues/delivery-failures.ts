@@ -179,6 +179,9 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
       await redis.multi().hset(key, sha256Hex(note.idempotencyKey), JSON.stringify(note)).pexpire(key, ttlMs).exec();
     },
     async takeForSession(sessionId) {
+      // Nearly always there is nothing: a plain read says so without a script; the script then
+      // takes what is there and removes it in one step.
+      if ((await redis.hlen(notesKey(sessionId))) === 0) return [];
       const reply = await runScript(redis, TAKE_NOTES, [notesKey(sessionId)], []);
       const notes = (Array.isArray(reply) ? (reply as unknown[]) : []).map(parseNote);
       return notes.filter((note): note is UndeliveredNote => note !== undefined).toSorted((a, b) => a.at.localeCompare(b.at));
