@@ -1,40 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { TurnBudgets } from '../budgets/turn-budgets.ts';
-import type { Injection } from '../injection.ts';
-import type { TurnRecord } from '../session/turn-record.ts';
 import type { LiveTurn } from './live-turn.ts';
 import { countModelCall } from './turn-budget.ts';
+import { sampleMessage, sampleTurnRecord } from './turn-test-kit.ts';
 import type { TurnEnd, TurnScope } from './turn-end.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
-const message: Injection = {
-  id: 'web:c1:1',
-  kind: 'message',
-  channel: 'web',
-  tenantId: 'default',
-  conversationKey: 'c1',
-  sender: { id: 'b1', verified: true },
-  text: 'Book it',
-  replyTo: { channel: 'web', address: 'c1' },
-  receivedAt: '2026-03-01T12:00:00.000Z',
-};
-
-const record: TurnRecord = {
-  turnId: 'turn-1',
-  sessionId: 'default:web:c1',
-  actor: 'main',
-  startedAt: '2026-03-01T12:00:00.000Z',
-  deadlineAt: '2026-03-01T12:05:00.000Z',
-  step: 0,
-  corrective: 0,
-  handoffs: 0,
-  given: 0,
-  messages: [],
-  status: 'running',
-  emitted: [],
-  dataEvents: [],
-  replyTo: message.replyTo,
-};
+const message = sampleMessage('web');
+const record = sampleTurnRecord(message);
 
 /** Budgets whose counts resolve or fail when the test says, one call after another. */
 function heldBudgets(): { budgets: TurnBudgets; counted: { tokens: number; finish: (error?: Error) => void }[] } {

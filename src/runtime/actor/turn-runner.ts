@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { Injection } from '../injection.ts';
 import type { HeldLock } from '../session/held-lock.ts';
 import type { TurnInProgress } from '../session/session-store.ts';
-import type { TurnRecord } from '../session/turn-record.ts';
+import { freshTurnRecord, type TurnRecord } from '../session/turn-record.ts';
 import { applyResponse, suspendForApprovals } from './apply-response.ts';
 import { lockLost, type LiveTurn, type TurnExit } from './live-turn.ts';
 import { rememberSize } from './model-request.ts';
@@ -51,24 +51,8 @@ async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: 
 
 function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection, at: number): TurnRecord {
   const entry = first.actor ?? scheduledActorOf(first) ?? deps.channelRoute?.(first.channel)?.actor ?? deps.entryActor;
-  const actor = deps.actors.get(entry);
-  const deadlineMs = actor?.config.limits.turnDeadlineMs ?? 120_000;
-  return {
-    turnId: `turn_${randomUUID().replaceAll('-', '')}`,
-    sessionId,
-    actor: entry,
-    startedAt: new Date(at).toISOString(),
-    deadlineAt: new Date(at + deadlineMs).toISOString(),
-    step: 0,
-    corrective: 0,
-    handoffs: 0,
-    given: 0,
-    messages: [],
-    status: 'running',
-    emitted: [],
-    dataEvents: [],
-    replyTo: first.replyTo,
-  };
+  const deadlineMs = deps.actors.get(entry)?.config.limits.turnDeadlineMs ?? 120_000;
+  return freshTurnRecord({ turnId: `turn_${randomUUID().replaceAll('-', '')}`, sessionId, actor: entry, at, deadlineMs, replyTo: first.replyTo });
 }
 
 /** Runs one turn to settlement or to a wait, saving its record after every model call. */

@@ -1,40 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { Injection } from '../injection.ts';
-import type { TurnRecord } from '../session/turn-record.ts';
 import type { LiveTurn } from './live-turn.ts';
 import type { ResolvedActor } from './resolved-actor.ts';
 import { gatherInjections } from './turn-injections.ts';
+import { sampleMessage, sampleTurnRecord } from './turn-test-kit.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 import { undeliveredNotice, type MissedMessage } from './undelivered-notice.ts';
 
-const message: Injection = {
-  id: 'slack:T1:C1:1',
-  kind: 'message',
-  channel: 'slack',
-  tenantId: 'default',
-  conversationKey: 'C1',
-  sender: { id: 'U1', verified: true },
-  text: 'Did it work?',
-  replyTo: { channel: 'slack', address: 'C1' },
-  receivedAt: '2026-03-01T12:00:00.000Z',
-};
-
-const fresh: TurnRecord = {
-  turnId: 'turn-2',
-  sessionId: 'default:slack:C1',
-  actor: 'main',
-  startedAt: '2026-03-01T12:00:00.000Z',
-  deadlineAt: '2026-03-01T12:05:00.000Z',
-  step: 0,
-  corrective: 0,
-  handoffs: 0,
-  given: 0,
-  messages: [],
-  status: 'running',
-  emitted: [],
-  dataEvents: [],
-  replyTo: message.replyTo,
-};
+const message = sampleMessage('slack', { id: 'slack:T1:C1:1', conversationKey: 'C1', sender: { id: 'U1', verified: true }, text: 'Did it work?', replyTo: { channel: 'slack', address: 'C1' } });
+const fresh = sampleTurnRecord(message, { turnId: 'turn-2' });
 
 const missed: MissedMessage[] = [{ at: '2026-03-01T11:58:00.000Z', channel: 'slack', excerpt: 'Your table is booked for 8 pm.' }];
 

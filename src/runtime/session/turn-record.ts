@@ -63,6 +63,38 @@ export interface TurnRecord {
   readonly spent?: { readonly tokens: number; readonly costMicros: number };
 }
 
+/** What a new turn starts from: who answers, by when, and where to. */
+export interface TurnStart {
+  readonly turnId: string;
+  readonly sessionId: string;
+  readonly actor: string;
+  /** Start time, ms since the epoch. */
+  readonly at: number;
+  /** How long the turn may run, ms. */
+  readonly deadlineMs: number;
+  readonly replyTo: Injection['replyTo'];
+}
+
+/** The record of a turn that has not called the model yet: step 0, running, nothing emitted. */
+export function freshTurnRecord(start: TurnStart): TurnRecord {
+  return {
+    turnId: start.turnId,
+    sessionId: start.sessionId,
+    actor: start.actor,
+    startedAt: new Date(start.at).toISOString(),
+    deadlineAt: new Date(start.at + start.deadlineMs).toISOString(),
+    step: 0,
+    corrective: 0,
+    handoffs: 0,
+    given: 0,
+    messages: [],
+    status: 'running',
+    emitted: [],
+    dataEvents: [],
+    replyTo: start.replyTo,
+  };
+}
+
 /** A part as emitted in a turn. */
 export interface EmittedPart {
   /** Stable across retries: `<turnId>.<step>.<block>.<part>` for model parts, `<turnId>.rt.<n>` for the runtime's. */
