@@ -246,11 +246,11 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   };
 
   const start = async (sessionId: string, key: string, accepted?: Promise<unknown>): Promise<void> => {
-    if (closing || (!fits() && (queueSlotFree() || !waitRoom()))) {
-      await accepted;
-      return schedule(sessionId, key);
-    }
-    return fits() ? runHere(sessionId, key) : waitHere(sessionId, key);
+    if (!closing && fits()) return runHere(sessionId, key);
+    // Full: wait here unless the queue's slot would run it at once, or the backlog is full too.
+    if (!closing && !queueSlotFree() && waitRoom()) return waitHere(sessionId, key);
+    await accepted;
+    return schedule(sessionId, key);
   };
 
   const queueSlotFreed = (): void => {

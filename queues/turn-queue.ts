@@ -229,8 +229,17 @@ export interface TurnWorker {
   close(): Promise<void>;
 }
 
+/**
+ * How a turn runs under a lease: cancelled by `cancel` (BullMQ's) besides the lease's own signal,
+ * and leaving `watchKey` (the inline turns' watch set) with its lock.
+ */
+interface LeasedRun {
+  readonly cancel?: AbortSignal;
+  readonly watchKey?: string;
+}
+
 /** Runs one turn under a lease and lets it go with `release` (the worker's `runLeased`). */
-type LeasedRunner = <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, cancel?: AbortSignal, watchKey?: string) => Promise<T | undefined>;
+type LeasedRunner = <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, run?: LeasedRun) => Promise<T | undefined>;
 
 /** The worker's inline turns, when it was given its queue and a way to tell work. */
 function inlineTurnsOf(
@@ -243,7 +252,7 @@ function inlineTurnsOf(
   return createInlineTurns({
     ...parts,
     // The release looks at the session's work and leaves the watch set in the same command.
-    runLeased: (sessionId, lease) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey, workKeys: inline.workKeys(sessionId) }), undefined, watchKey),
+    runLeased: (sessionId, lease) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey, workKeys: inline.workKeys(sessionId) }), { watchKey }),
     startRedis: inline.redis,
     schedule: (sessionId, key, scheduleOptions) => inline.queue.schedule(sessionId, key, scheduleOptions),
     hasWork,
@@ -326,16 +335,13 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
         await job.moveToDelayed(Date.now() + Math.min(busyDelay(job), heldForMs + EXPIRY_MARGIN_MS), token);
         throw new DelayedError();
       }
-      await runLeased(sessionId, lease, () => lease.release(), cancel);
+      await runLeased(sessionId, lease, () => lease.release(), cancel === undefined ? {} : { cancel });
       if (options.hasWork === undefined || !(await options.hasWork(sessionId))) return;
     }
   };
 
-  /**
-   * Runs one turn under `lease` (the session leaving `watchKey` with its lock, for an inline
-   * turn), then lets it go with `release`; what that said, if it worked.
-   */
-  const runLeased = async <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, cancel?: AbortSignal, watchKey?: string): Promise<T | undefined> => {
+  /** Runs one turn under `lease` (see {@link LeasedRun}), then lets it go with `release`; what that said, if it worked. */
+  const runLeased = async <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, { cancel, watchKey }: LeasedRun = {}): Promise<T | undefined> => {
     const signal = cancel === undefined ? lease.signal : AbortSignal.any([lease.signal, cancel]);
     let released: T | undefined;
     try {

@@ -142,15 +142,16 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   const sessions = createSessionStore({ redis, prefix });
   // A process that also runs turns (worker roles) runs a message's turn at once, inline.
   const inlineTurns: ServiceCore['inlineTurns'] = {};
+  // The inline turns' claim goes on `redis`, the sessions' own connection, right behind the accept.
+  const startTurn = async (sessionId: string, key: string, accepted: Promise<unknown>): Promise<void> => {
+    if (inlineTurns.start !== undefined) return inlineTurns.start(sessionId, key, accepted);
+    await accepted;
+    return turnQueue.schedule(sessionId, key);
+  };
   const intakeOptions = {
     sessions,
-    scheduleTurn: (sessionId: string, key: string) => (inlineTurns.start === undefined ? turnQueue.schedule(sessionId, key) : inlineTurns.start(sessionId, key)),
-    // The inline turns' claim goes on `redis`, the sessions' own connection, right behind the accept.
-    startTurn: async (sessionId: string, key: string, accepted: Promise<unknown>) => {
-      if (inlineTurns.start !== undefined) return inlineTurns.start(sessionId, key, accepted);
-      await accepted;
-      return turnQueue.schedule(sessionId, key);
-    },
+    scheduleTurn: (sessionId: string, key: string) => startTurn(sessionId, key, Promise.resolve()),
+    startTurn,
     decisions: inboundQueue,
     textRepliesDecide: (channel: string) => late.channels?.adaptors.get(channel)?.approvals.textReplies === true,
   };

@@ -2,13 +2,13 @@
  * `npm run bench -- --peers`: switchboard's Slack path beside a minimal bot on Vercel's Chat SDK
  * (`chat-sdk-bot.ts`), on the same machine, the same Redis, the same fake Slack Web API and the
  * same instant model, each system in a child process of its own. The runs alternate: switchboard
- * with the Slack sender's rate limits lifted, the Chat SDK, switchboard again. Each run measures saturation throughput, latency at a fixed open-loop rate, Redis
- * commands, CPU and Web API calls per message, and what a SIGKILL in a burst costs (see
- * `measure-run.ts`); each prints a table, and a summary ends the bench. See bench/RESULTS.md,
- * "Beside Chat SDK".
+ * with the Slack sender's rate limits lifted, the Chat SDK, switchboard again. Each run measures
+ * saturation throughput, latency at a fixed open-loop rate, Redis commands, CPU and Web API calls
+ * per message, and what a SIGKILL in a burst costs (see `measure-run.ts`); each prints a table,
+ * and a summary ends the bench. See bench/RESULTS.md, "Beside Chat SDK".
  *
- * Environment, bench only: BENCH_PEERS_MESSAGES (saturation messages, default 1000), BENCH_PEERS_LATENCY_MESSAGES (measured open-loop
- * messages, default 200).
+ * Environment, bench only: BENCH_PEERS_MESSAGES (saturation messages, default 1000),
+ * BENCH_PEERS_LATENCY_MESSAGES (measured open-loop messages, default 200).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -87,6 +87,21 @@ describe('inbound intake', () => {
     expect(seen).toEqual([['web:s1', true, 1], ['web:s1', true, 1]]);
   });
 
+  it('fails the intake when the accept fails, even though the turn was already asked for', async () => {
+    const asked: string[] = [];
+    const intake = createInboundIntake({
+      sessions: { accept: () => Promise.reject(new Error('Redis went away')) },
+      scheduleTurn: () => Promise.reject(new Error('not used when startTurn is given')),
+      // The claim went out behind the accept: the turn it starts finds nothing and lets go.
+      startTurn: (_sessionId, key) => { asked.push(key); return Promise.resolve(); },
+      decisions: { enqueue: () => Promise.reject(new Error('no decisions here')) },
+      textRepliesDecide: textDecides,
+    });
+    // The channel answers with an error, so its sender sends the message again.
+    await expect(intake.enqueue(sampleInjection('web:lost'))).rejects.toThrow('Redis went away');
+    expect(asked).toEqual(['web:lost']);
+  });
+
   it('sends decisions to the decision queue and never to a mailbox', async () => {
     const { intake, sessions, decided, scheduled } = await setUp();
     const button = sampleInjection('web:button', { kind: 'approval-response', data: { approvalId: 'apr_1', decision: 'granted' } });

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback, type ListeningServer } from '../../test/support/loopback-server.ts';
 import { createKeepAliveFetch, MAX_BODY_BYTES } from './keep-alive-fetch.ts';
 
-/** What the server saw of each request: path, method, body, content type and the socket's number. */
-const seen: { path: string; method: string; body: string; type: string | undefined; socket: number }[] = [];
+/** What the server saw of each request: path, method, body, content type, a tag header and the socket's number. */
+const seen: { path: string; method: string; body: string; type: string | undefined; tag: string | undefined; socket: number }[] = [];
 const sockets = new WeakMap<object, number>();
 let server: ListeningServer;
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      seen.push({ path: request.url ?? '', method: request.method ?? '', body, type: request.headers['content-type'], socket: socket });
+      seen.push({ path: request.url ?? '', method: request.method ?? '', body, type: request.headers['content-type'], tag: request.headers['x-tag'] as string | undefined, socket: socket });
       answer(request, response, body);
     });
   });
@@ -74,6 +74,18 @@ describe('createKeepAliveFetch', () => {
       const empty = await fetch(`${server.origin}/empty`, { redirect: 'error' });
       expect(empty.status).toBe(204);
       expect(await empty.text()).toBe('');
+    } finally {
+      close();
+    }
+  });
+
+  it('sends the headers as fetch would: names in any case, one given twice joined, from an object or a Headers', async () => {
+    const { fetch, close } = createKeepAliveFetch();
+    try {
+      seen.length = 0;
+      await fetch(`${server.origin}/json`, { method: 'POST', redirect: 'error', headers: { 'Content-Type': 'application/json', 'X-Tag': 'a', 'x-tag': 'b' }, body: '{}' });
+      await fetch(`${server.origin}/json`, { method: 'POST', redirect: 'error', headers: new Headers([['content-type', 'text/plain'], ['x-tag', 'c'], ['X-Tag', 'd']]), body: 'x' });
+      expect(seen.map((request) => [request.type, request.tag])).toEqual([['application/json', 'a, b'], ['text/plain', 'c, d']]);
     } finally {
       close();
     }

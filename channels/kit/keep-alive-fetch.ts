@@ -25,21 +25,28 @@ export interface KeepAliveFetch {
   readonly close: () => void;
 }
 
+/**
+ * The request's headers as `node:http` takes them: names in lower case, a name given twice joined
+ * with `, ` (as `Headers` does). A plain object, what API clients pass, is read without building
+ * a `Headers` on every call.
+ */
 function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   const record: Record<string, string> = {};
-  new Headers(headers).forEach((value, name) => {
-    record[name] = value;
-  });
+  const add = (value: string, name: string): void => {
+    const lower = name.toLowerCase();
+    record[lower] = Object.hasOwn(record, lower) ? `${record[lower] ?? ''}, ${value}` : value;
+  };
+  if (headers === undefined || headers instanceof Headers || Array.isArray(headers)) new Headers(headers).forEach(add);
+  else for (const [name, value] of Object.entries(headers)) if (value !== undefined) add(value, name);
   return record;
 }
 
-function responseHeaders(headers: IncomingHttpHeaders): Headers {
-  const out = new Headers();
-  for (const [name, value] of Object.entries(headers)) {
-    if (Array.isArray(value)) for (const one of value) out.append(name, one);
-    else if (value !== undefined) out.set(name, value);
-  }
-  return out;
+/** The answer's headers as `Response` takes them, a repeated one (`set-cookie`) once per value. */
+function responseHeaders(headers: IncomingHttpHeaders): [string, string][] {
+  return Object.entries(headers).flatMap(([name, value]): [string, string][] => {
+    if (value === undefined) return [];
+    return Array.isArray(value) ? value.map((one): [string, string] => [name, one]) : [[name, value]];
+  });
 }
 
 /** The largest answer the lean path reads, in bytes: an API call's JSON is far smaller. */

@@ -5,7 +5,7 @@
  * is not, every connection is cut, and new ones are refused until {@link CuttingProxy.heal}.
  * Redis itself keeps running, so what was written before the cut stays written.
  */
-import { startRedisProxy } from './redis-proxy.ts';
+import { respCommands, startRedisProxy } from './redis-proxy.ts';
 
 /** A running proxy. */
 export interface CuttingProxy {
@@ -28,15 +28,17 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     onClientData(chunk, upstream) {
       // Between the cut and the drop (the forwarded part's write), nothing else gets through.
       if (cut) return;
-      const at = marker === undefined ? -1 : chunk.indexOf(marker);
-      if (at < 0) {
+      const mark = marker;
+      if (mark === undefined || !chunk.includes(mark)) {
         upstream.write(chunk);
         return;
       }
+      // The commands before the marker's go on (a chunk that does not parse is one command).
+      const commands = respCommands(chunk);
+      const before = commands.slice(0, Math.max(0, commands.findIndex((command) => command.includes(mark))));
       marker = undefined;
       cut = true;
-      const before = commandStartBefore(chunk, at);
-      if (before > 0) upstream.write(chunk.subarray(0, before), () => { proxy.dropAll(); });
+      if (before.length > 0) upstream.write(Buffer.concat(before), () => { proxy.dropAll(); });
       else proxy.dropAll();
       onCut?.();
     },
@@ -56,35 +58,3 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
   };
 }
 
-/**
- * Where the RESP command holding byte `at` of `chunk` starts (`*<n>` then `$<len>` bulk strings):
- * 0 when it is the first, or when the chunk does not parse as whole commands.
- */
-function commandStartBefore(chunk: Buffer, at: number): number {
-  let start = 0;
-  for (let offset = 0; offset < chunk.length;) {
-    const next = commandEnd(chunk, offset);
-    if (next === undefined) return 0;
-    if (at < next) return start;
-    start = next;
-    offset = next;
-  }
-  return 0;
-}
-
-/** The end of the RESP command at `offset`, or undefined when it is not one. */
-function commandEnd(chunk: Buffer, offset: number): number | undefined {
-  const line = (from: number): { value: string; next: number } | undefined => {
-    const end = chunk.indexOf('\r\n', from);
-    return end < 0 ? undefined : { value: chunk.toString('latin1', from, end), next: end + 2 };
-  };
-  const header = line(offset);
-  if (header === undefined || !header.value.startsWith('*')) return undefined;
-  let cursor = header.next;
-  for (let index = Number(header.value.slice(1)); index > 0; index -= 1) {
-    const size = line(cursor);
-    if (size === undefined || !size.value.startsWith('$')) return undefined;
-    cursor = size.next + Number(size.value.slice(1)) + 2;
-  }
-  return cursor <= chunk.length ? cursor : undefined;
-}

@@ -64,3 +64,32 @@ export async function startRedisProxy(target: string, hooks: RedisProxyHooks): P
     },
   };
 }
+
+/** End of the RESP line starting at `at` (the index of its `\r`), or -1. */
+function lineEnd(chunk: Buffer, at: number): number {
+  return chunk.indexOf('\r\n', at, 'latin1');
+}
+
+/**
+ * The commands of a client chunk (RESP arrays of bulk strings), each as its own buffer; the whole
+ * chunk as one when it does not parse (a command split across chunks).
+ */
+export function respCommands(chunk: Buffer): Buffer[] {
+  const commands: Buffer[] = [];
+  let at = 0;
+  while (at < chunk.length) {
+    const start = at;
+    let end = lineEnd(chunk, at);
+    if (chunk[at] !== 0x2a || end < 0) return [chunk];
+    const parts = Number(chunk.toString('latin1', at + 1, end));
+    at = end + 2;
+    for (let part = 0; part < parts; part += 1) {
+      end = lineEnd(chunk, at);
+      if (chunk[at] !== 0x24 || end < 0) return [chunk];
+      at = end + 2 + Number(chunk.toString('latin1', at + 1, end)) + 2;
+    }
+    if (at > chunk.length) return [chunk];
+    commands.push(chunk.subarray(start, at));
+  }
+  return commands;
+}

@@ -24,7 +24,7 @@ import { TURN_QUEUE_NAME } from '../../queues/turn-queue.ts';
 import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { echoModel, postMessage, responses } from '../outage/outage-kit.ts';
-import { startRedisProxy } from '../outage/redis-proxy.ts';
+import { respCommands, startRedisProxy } from '../outage/redis-proxy.ts';
 import { useRestartableRedis } from '../outage/restartable-redis.ts';
 import { useStarted } from '../support/use-started.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
@@ -43,35 +43,6 @@ interface FreezingProxy {
   /** Cuts every connection and lets new ones through again; only forgets the command when not frozen. */
   thaw(): void;
   close(): Promise<void>;
-}
-
-/** End of the RESP line starting at `at` (the index of its `\r`), or -1. */
-function lineEnd(chunk: Buffer, at: number): number {
-  return chunk.indexOf('\r\n', at, 'latin1');
-}
-
-/**
- * The commands of a client chunk (RESP arrays of bulk strings), each as its own buffer; the whole
- * chunk as one when it does not parse (a command split across chunks).
- */
-function respCommands(chunk: Buffer): Buffer[] {
-  const commands: Buffer[] = [];
-  let at = 0;
-  while (at < chunk.length) {
-    const start = at;
-    let end = lineEnd(chunk, at);
-    if (chunk[at] !== 0x2a || end < 0) return [chunk];
-    const parts = Number(chunk.toString('latin1', at + 1, end));
-    at = end + 2;
-    for (let part = 0; part < parts; part += 1) {
-      end = lineEnd(chunk, at);
-      if (chunk[at] !== 0x24 || end < 0) return [chunk];
-      at = end + 2 + Number(chunk.toString('latin1', at + 1, end)) + 2;
-    }
-    if (at > chunk.length) return [chunk];
-    commands.push(chunk.subarray(start, at));
-  }
-  return commands;
 }
 
 async function startFreezingProxy(target: string): Promise<FreezingProxy> {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EventLogEntry } from '../session/event-log.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
-import { SETTLED_LOG_MISSING } from '../session/session-store.ts';
+import type { HeldLock } from '../session/held-lock.ts';
+import { SETTLED_LOG_MISSING, type FinishOptions } from '../session/session-store.ts';
 import { turnEnd } from './turn-end.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
@@ -45,21 +46,32 @@ describe('a turn that settles', () => {
 
   it('clears the turn a second time, unguarded and after the log, when the guarded clearing found no turn_settled yet', async () => {
     const { deps, writes } = recordingDeps();
-    const calls: (string | undefined)[] = [];
+    const calls: FinishOptions[] = [];
     const store = {
       ...deps.store,
-      finishTurn: (_record: TurnRecord, _history: unknown, _settlement: unknown, guard?: { settledLogKey: string }) => {
-        calls.push(guard?.settledLogKey);
-        writes.push(guard === undefined ? 'finishTurn' : 'finishTurn guarded');
-        return Promise.resolve(guard === undefined ? 3 : SETTLED_LOG_MISSING);
+      finishTurn: (_record: TurnRecord, _history: unknown, _settlement: unknown, options: FinishOptions = {}) => {
+        calls.push(options);
+        writes.push(options.settledLogKey === undefined ? 'finishTurn' : 'finishTurn guarded');
+        return Promise.resolve(options.settledLogKey === undefined ? 3 : SETTLED_LOG_MISSING);
       },
     };
     const guarded = { ...deps, store, settledLogKey: (sessionId: string) => `sb:s:${sessionId}:log` } as unknown as TurnRunnerDeps;
     const turn = { record, inbox: [], history: [] };
-    await turnEnd(guarded, turn).finish('complete');
-    expect(calls).toEqual(['sb:s:s1:log', undefined]);
+    // The session's lock goes with both clearings: whichever clears the turn may let it go.
+    const lock: HeldLock = { key: 'sb:session-lock:s1', token: 't1', letGo: () => undefined };
+    await turnEnd(guarded, turn, lock).finish('complete');
+    expect(calls).toEqual([{ settledLogKey: 'sb:s:s1:log', lock }, { lock }]);
     // The guarded clearing leaves right behind the log's write; the unguarded one only once that write is confirmed.
     expect(writes).toEqual(['saveTurn', 'settle settled', 'log: turn_settled', 'finishTurn guarded', 'finishTurn']);
     expect((turn as { waitingAfter?: number }).waitingAfter).toBe(3);
+  });
+
+  it('settles nothing while a budget count of the turn failed: the error ends the turn before its answer leaves', async () => {
+    const { deps, writes } = recordingDeps();
+    const counting = Promise.reject(new Error('Redis is away'));
+    counting.catch(() => undefined);
+    const turn = { record, inbox: [], history: [], counting };
+    await expect(turnEnd(deps, turn).finish('complete')).rejects.toThrow('Redis is away');
+    expect(writes).toEqual(['saveTurn']);
   });
 });

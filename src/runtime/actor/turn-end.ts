@@ -62,12 +62,13 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn, lock?: HeldLock): 
     // is guarded: it happens only once Redis holds the log's `turn_settled`; otherwise it is
     // tried again after the log's write was confirmed.
     const flushed = deps.log.flush?.(record.sessionId);
-    const guard = deps.settledLogKey === undefined ? undefined : { settledLogKey: deps.settledLogKey(record.sessionId) };
-    const finished = flushed === undefined || guard === undefined ? undefined : deps.store.finishTurn(record, history, settlement, guard, lock);
+    const settledLogKey = deps.settledLogKey?.(record.sessionId);
+    const letGo = lock === undefined ? {} : { lock };
+    const finished = flushed === undefined || settledLogKey === undefined ? undefined : deps.store.finishTurn(record, history, settlement, { settledLogKey, ...letGo });
     finished?.catch(() => undefined);
     await flushed;
     const waiting = await finished;
-    turn.waitingAfter = waiting === undefined || waiting === SETTLED_LOG_MISSING ? await deps.store.finishTurn(record, history, settlement, undefined, lock) : waiting;
+    turn.waitingAfter = waiting === undefined || waiting === SETTLED_LOG_MISSING ? await deps.store.finishTurn(record, history, settlement, letGo) : waiting;
   };
   const fail = async (reason: string, text: string): Promise<void> => {
     const { sessionId, turnId, actor, step } = turn.record;

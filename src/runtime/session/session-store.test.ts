@@ -229,7 +229,7 @@ describe('a finish that lets the session lock go', () => {
     const watchKey = `${prefix()}:inline-turns`;
     const record = await startTurn(store, 'sl1', 'l1');
     const lock = await heldLock(redis, 'sl1', 'tok-1', watchKey);
-    expect(await store.finishTurn(record, [say('hi')], undefined, undefined, lock)).toBe(0);
+    expect(await store.finishTurn(record, [say('hi')], undefined, { lock })).toBe(0);
     expect(await redis.exists(lock.key)).toBe(0);
     expect(await redis.zscore(watchKey, 'sl1')).toBeNull();
     expect(lock.told()).toBe(true);
@@ -242,14 +242,14 @@ describe('a finish that lets the session lock go', () => {
     const busy = await startTurn(store, 'sl2', 'l2');
     await store.accept('sl2', sampleInjection('l2-next'));
     const kept = await heldLock(redis, 'sl2', 'tok-2', watchKey);
-    expect(await store.finishTurn(busy, [say('hi')], undefined, undefined, kept)).toBe(1);
+    expect(await store.finishTurn(busy, [say('hi')], undefined, { lock: kept })).toBe(1);
     expect(await redis.get(kept.key)).toBe('tok-2');
     expect(await redis.zscore(watchKey, 'sl2')).not.toBeNull();
     expect(kept.told()).toBe(false);
 
     const lost = await startTurn(store, 'sl3', 'l3');
     const theirs = await heldLock(redis, 'sl3', 'tok-theirs', watchKey);
-    expect(await store.finishTurn(lost, [say('hi')], undefined, undefined, { ...theirs, token: 'tok-mine' })).toBe(0);
+    expect(await store.finishTurn(lost, [say('hi')], undefined, { lock: { ...theirs, token: 'tok-mine' } })).toBe(0);
     expect(await redis.get(theirs.key)).toBe('tok-theirs');
     expect(await redis.zscore(watchKey, 'sl3')).not.toBeNull();
     expect(theirs.told()).toBe(false);
@@ -262,10 +262,10 @@ describe('a finish that lets the session lock go', () => {
     const record = await startTurn(store, 'sl4', 'l4');
     const lock = await heldLock(redis, 'sl4', 'tok-4');
     const guard = { settledLogKey: eventLogKey(prefix(), 'sl4') };
-    expect(await store.finishTurn(record, [say('hi')], undefined, guard, lock)).toBe(SETTLED_LOG_MISSING);
+    expect(await store.finishTurn(record, [say('hi')], undefined, { ...guard, lock })).toBe(SETTLED_LOG_MISSING);
     expect(await redis.get(lock.key)).toBe('tok-4');
     await log.append('sl4', { type: 'turn_settled', turnId: record.turnId, actor: 'main', data: {} });
-    expect(await store.finishTurn(record, [say('hi')], undefined, guard, lock)).toBe(0);
+    expect(await store.finishTurn(record, [say('hi')], undefined, { ...guard, lock })).toBe(0);
     expect(await redis.exists(lock.key)).toBe(0);
     expect(lock.told()).toBe(true);
   });

@@ -10,6 +10,22 @@ import { historyChange, listChars, wholeHistory, type HistoryChange, type KnownH
 import type { HeldLock } from './held-lock.ts';
 import type { TurnRecord } from './turn-record.ts';
 
+/** What else a {@link SessionStore.finishTurn} does. */
+export interface FinishOptions {
+  /**
+   * The session's event log: the finish clears nothing unless the log's last entries hold the
+   * turn's `turn_settled`, and resolves to {@link SETTLED_LOG_MISSING} then, so a caller may send
+   * the log's write and this one together and fall back to writing them one after the other.
+   */
+  readonly settledLogKey?: string;
+  /**
+   * The session's lock, held by this process: a finish that leaves the mailbox empty also lets it
+   * go, and the session leave the lock's watch set, when the lock still holds its token
+   * (`lock.letGo()` is then called).
+   */
+  readonly lock?: HeldLock;
+}
+
 /** Options of {@link createSessionStore}. */
 export interface SessionStoreOptions {
   /** A connection the caller owns (and closes). */
@@ -88,15 +104,10 @@ export interface SessionStore {
    * Ends the turn: stores the new history (only the change from the history the turn began with,
    * when this process still holds that one) and clears the turn and its inbox, atomically, adding
    * `conversation` (when given) to the conversation index in the same script. Resolves to how
-   * many injections wait in the mailbox for the next turn. With `guard.settledLogKey` (the
-   * session's event log), it clears nothing unless the log's last entries hold the turn's
-   * `turn_settled`, and resolves to {@link SETTLED_LOG_MISSING} then: a caller may send the log's
-   * write and this one together, and fall back to writing them one after the other. With `lock`
-   * (the session's, held by this process), a finish that leaves the mailbox empty also lets the
-   * lock go, and the session leave the lock's watch set, when the lock still holds its token
-   * (`lock.letGo()` is then called).
+   * many injections wait in the mailbox for the next turn; see {@link FinishOptions} for the
+   * rest.
    */
-  finishTurn(record: TurnRecord, history: readonly ModelMessage[], conversation?: ConversationSettlement, guard?: { readonly settledLogKey: string }, lock?: HeldLock): Promise<number>;
+  finishTurn(record: TurnRecord, history: readonly ModelMessage[], conversation?: ConversationSettlement, options?: FinishOptions): Promise<number>;
   /** Sessions with a turn in progress (running, waiting or settling), at most `limit` (default 100). */
   activeTurns(limit?: number): Promise<TurnRecord[]>;
   /** How many injections wait for a turn. */
@@ -302,16 +313,16 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       await redis.set(key(record.sessionId, 'turn'), JSON.stringify(record));
     },
 
-    async finishTurn(record, history, conversation, guard, lock) {
+    async finishTurn(record, history, conversation, { settledLogKey, lock } = {}) {
       const { sessionId, turnId } = record;
       const keys = [
         ...['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part)),
         ...indexKeys,
-        ...(guard === undefined ? [] : [guard.settledLogKey]),
+        ...(settledLogKey === undefined ? [] : [settledLogKey]),
         ...(lock === undefined ? [] : [lock.key, lock.watchKey ?? lock.key]),
       ];
       const settled = index === undefined || conversation === undefined ? '' : settlementArgument(conversation);
-      const marks = guard === undefined ? ['', ''] : turnSettledMarks(turnId);
+      const marks = settledLogKey === undefined ? ['', ''] : turnSettledMarks(turnId);
       const letGo = lock === undefined ? ['', ''] : [lock.token, lock.watchKey === undefined ? '' : sessionId];
       const write = async (base: string, change: HistoryChange): Promise<number> => {
         const answer = Number(await runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...marks, ...letGo, ...change.append]));
