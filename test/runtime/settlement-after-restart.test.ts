@@ -23,7 +23,7 @@ import { sessionLockKey } from '../../queues/session-lock.ts';
 import { TURN_QUEUE_NAME } from '../../queues/turn-queue.ts';
 import { createEventLog, type StoredEventLogEntry } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
-import { echoModel, postMessage, responses } from '../outage/outage-kit.ts';
+import { echoModel, postMessage, responses, untilReady } from '../outage/outage-kit.ts';
 import { respCommands, startRedisProxy } from '../outage/redis-proxy.ts';
 import { useRestartableRedis } from '../outage/restartable-redis.ts';
 import { useStarted } from '../support/use-started.ts';
@@ -181,6 +181,9 @@ async function settleAroundRedisKill(
       const counts = await queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children');
       return running === 0 && Object.values(counts).every((count) => count === 0);
     }, 'the turn was tried again after the restart and finished', 60_000, 100);
+    // The turn's own end lets its lock go, so that can come before every client of the service is
+    // back on Redis: the next scenario starts only once the service is ready again.
+    await untilReady(sb().url);
     return {
       stream: await readStream(conversationId),
       log: await readLog(conversationId),
