@@ -105,6 +105,46 @@ describe('inline turns', () => {
     expect(await jobsEver()).toBe(0);
   });
 
+  it('claims nothing for a session it holds, and starts a message accepted after the holder\'s last look once the holder is gone', async () => {
+    const pending = mailbox();
+    let finish: (() => void) | undefined;
+    const long = new Promise<void>((resolve) => { finish = resolve; });
+    const { worker, ran } = await inlineWorker({ pending, work: () => (ran.length === 1 ? long : Promise.resolve()) });
+    const lockKey = sessionLockKey(prefix(), 's-late');
+    await worker.startTurn('s-late', 'm-1');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-late']); });
+    const token = await resources.redis('worker').get(lockKey);
+    // Asked while the turn runs, with its accept still on its way: nothing is claimed.
+    let answer: (() => void) | undefined;
+    const accepted = new Promise<void>((resolve) => { answer = resolve; });
+    await worker.startTurn('s-late', 'm-2', accepted);
+    expect(await resources.redis('worker').get(lockKey)).toBe(token);
+    // The turn ends with an empty mailbox and lets go; only then does the message land.
+    finish?.();
+    await vi.waitFor(async () => { expect(await resources.redis('worker').exists(lockKey)).toBe(0); });
+    await pending.add('s-late');
+    answer?.();
+    await vi.waitFor(() => { expect(ran).toEqual(['s-late', 's-late']); }, { timeout: 5000 });
+    expect(await jobsEver()).toBe(0);
+  });
+
+  it('starts nothing more for a noted start whose accept failed, when the session has no work', async () => {
+    const pending = mailbox();
+    let finish: (() => void) | undefined;
+    const long = new Promise<void>((resolve) => { finish = resolve; });
+    const { worker, ran } = await inlineWorker({ pending, work: () => long });
+    await worker.startTurn('s-failed', 'm-1');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-failed']); });
+    const accepted = Promise.reject(new Error('Redis went away'));
+    accepted.catch(() => undefined);
+    await worker.startTurn('s-failed', 'm-2', accepted);
+    finish?.();
+    await vi.waitFor(async () => { expect(await resources.redis('worker').zcard(inlineTurnsKey(prefix()))).toBe(0); });
+    await worker.close();
+    expect(ran).toEqual(['s-failed']);
+    expect(await jobsEver()).toBe(0);
+  });
+
   it('adds no job when the session is held elsewhere: the holder takes the new work when its turn ends', async () => {
     const pending = mailbox();
     let finish: (() => void) | undefined;
@@ -142,6 +182,26 @@ describe('inline turns', () => {
       expect(ran).toEqual(['s-a', 's-b']);
       // The queue's slot frees first: s-c takes it, as a job.
       gates.get('s-b')?.();
+      await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b', 's-c']); }, { timeout: 5000 });
+      expect(await jobsEver()).toBe(2);
+    } finally {
+      for (const open of gates.values()) open();
+    }
+  });
+
+  it('gives the queue\'s free slot one job, not one per start while the worker is still fetching it', async () => {
+    const gates = new Map<string, () => void>();
+    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const { worker, ran } = await inlineWorker({ concurrency: 2, work: (sessionId) => (sessionId === 's-a' ? held(sessionId) : Promise.resolve()) });
+    try {
+      await worker.startTurn('s-a', 'm-a');
+      await vi.waitFor(() => { expect(ran).toEqual(['s-a']); });
+      // Back to back: s-b's job is added, and s-c asks before the worker has fetched it.
+      await worker.startTurn('s-b', 'm-b');
+      await worker.startTurn('s-c', 'm-c');
+      expect(await jobsEver()).toBe(1);
+      expect(await resources.redis('worker').exists(sessionLockKey(prefix(), 's-c'))).toBe(1);
+      // s-b's job ends and frees the queue's slot: s-c, waiting here, takes it.
       await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b', 's-c']); }, { timeout: 5000 });
       expect(await jobsEver()).toBe(2);
     } finally {

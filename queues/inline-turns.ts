@@ -23,6 +23,11 @@
  *
  * A session already held needs nothing: every holder (a turn job, an inline run or a waiting one)
  * looks at the mailbox again after it lets the lock go, and its own recovery covers its death.
+ * A session held in this process does not even claim: the start is noted with its message's
+ * accept, and once the holder is gone and those accepts are answered, the session's work is
+ * looked at once more (a message can land just after the holder's last look). A conversation
+ * whose next message comes while its turn runs then costs no command at its start, and a busy
+ * process does not fill its backlog with claims that could only fail.
  */
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
@@ -103,7 +108,7 @@ export interface InlineTurns {
   /**
    * Runs the session's turn here (resolves once it started, or waits here, not when it ends);
    * schedules a job when the process is full; does nothing when the session is held, whose holder
-   * takes the work. `accepted`, when given, is the accept of the message that asks, sent on
+   * takes the work (held here, it only notes the start: see the module's comment). `accepted`, when given, is the accept of the message that asks, sent on
    * {@link InlineTurnsOptions.startRedis} and not yet answered: the lock's claim is sent at once
    * behind it on that connection (Redis runs it after the accept), while a job is scheduled only
    * once it resolved, since a job's turn could otherwise begin before the message is in the mailbox.
@@ -122,6 +127,12 @@ interface Waiting {
   readonly lease: SessionLease;
 }
 
+/**
+ * How long a job scheduled for the queue's free slot is taken to hold it while the worker fetches
+ * it, ms; past this (another process's worker may have taken the job) the slot is free again.
+ */
+const QUEUE_PICKUP_MS = 250;
+
 /** Most entries one sweep looks at. */
 const SWEEP_BATCH = 100;
 
@@ -138,8 +149,18 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   let closing = false;
   const inFlight = (): number => running.size + starting;
   const changed = (): void => { options.onRunningChange?.(inFlight()); };
+  /**
+   * Until when a job this process scheduled for the queue's free slot holds it (ms since the
+   * epoch): from the add until the queue runs it, at most {@link QUEUE_PICKUP_MS}. Without it,
+   * every start in between (a few ms while the worker fetches the job) saw the slot free and
+   * scheduled a job of its own: under a steady backlog, a fifth to a third of all turns.
+   */
+  let queueSlotPromised = 0;
+  const promiseQueueSlot = (): void => { queueSlotPromised = Date.now() + QUEUE_PICKUP_MS; };
+  /** Turns the queue runs here now, or 1 while a job is on its way to its free slot. */
+  const queueTaken = (): number => Math.max(options.queuedRunning(), Date.now() < queueSlotPromised ? 1 : 0);
   /** Whether the queue's own slot is free (it would run a job at once). */
-  const queueSlotFree = (): boolean => inFlight() + options.queuedRunning() < options.maxInFlight;
+  const queueSlotFree = (): boolean => inFlight() + queueTaken() < options.maxInFlight;
   /** Whether one more inline turn fits: one slot always stays the queue's. */
   const fits = (): boolean => inFlight() + 1 < options.maxInFlight && queueSlotFree();
 
@@ -164,13 +185,50 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     await letGo(sessionId);
   };
 
+  /**
+   * The sessions this process holds (running or waiting here), with the starts they absorbed: a
+   * start for a session held here claims nothing (its holder looks at the mailbox again before it
+   * lets go), but its accept is kept, so that once the holder is gone a message accepted after
+   * its last look is still started (see `reviewAbsorbed`).
+   */
+  const holding = new Map<string, { readonly key: string; readonly accepts: Promise<unknown>[] }>();
+  const hold = (sessionId: string, key: string): void => {
+    if (!holding.has(sessionId)) holding.set(sessionId, { key, accepts: [] });
+  };
+  /** Reviews in flight, waited for on close. */
+  const reviews = new Set<Promise<void>>();
+
+  /**
+   * The session's holder here is gone: when it absorbed starts, once their accepts are answered,
+   * looks at the session's work again and starts it when there is some. Failing, hands the
+   * session to the queue after the retry delay.
+   */
+  const reviewAbsorbed = (sessionId: string): void => {
+    const held = holding.get(sessionId);
+    holding.delete(sessionId);
+    if (held === undefined || held.accepts.length === 0) return;
+    const review: Promise<void> = (async () => {
+      await Promise.allSettled(held.accepts);
+      if (await options.hasWork(sessionId)) await start(sessionId, held.key);
+    })()
+      .catch(async (error: unknown) => {
+        onError(toError(error));
+        await schedule(sessionId, `${held.key}:absorbed`, { delayMs: options.retryDelayMs ?? 1000 });
+      })
+      .catch((error: unknown) => { onError(toError(error)); })
+      .finally(() => { reviews.delete(review); });
+    reviews.add(review);
+  };
+
   const launch = (sessionId: string, key: string, lease: SessionLease): void => {
+    hold(sessionId, key);
     const run: Promise<void> = drive(sessionId, key, lease)
       .catch((error: unknown) => { onError(toError(error)); })
       .finally(() => {
         running.delete(run);
         changed();
         next();
+        reviewAbsorbed(sessionId);
       });
     running.add(run);
   };
@@ -186,7 +244,10 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     while (!closing && fits()) {
       const first = waiting.shift();
       if (first === undefined) break;
-      if (first.lease.signal.aborted) continue;
+      if (first.lease.signal.aborted) {
+        reviewAbsorbed(first.sessionId);
+        continue;
+      }
       launch(first.sessionId, first.key, first.lease);
       launched = true;
     }
@@ -199,7 +260,12 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
    * fails, the watch entry stays: the sweeper schedules the job once the lock is gone.
    */
   const handOver = async (entry: Waiting): Promise<void> => {
+    promiseQueueSlot();
+    const held = holding.get(entry.sessionId);
+    holding.delete(entry.sessionId);
     try {
+      // The job's turns then find every message whose start this holder absorbed.
+      await Promise.allSettled(held?.accepts ?? []);
       await entry.lease.release();
       await schedule(entry.sessionId, entry.key);
       await letGo(entry.sessionId);
@@ -241,19 +307,27 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
       await handOver({ sessionId, key, lease });
       return;
     }
+    hold(sessionId, key);
     waiting.push({ sessionId, key, lease });
     next();
   };
 
   const start = async (sessionId: string, key: string, accepted?: Promise<unknown>): Promise<void> => {
+    const held = closing ? undefined : holding.get(sessionId);
+    if (held !== undefined) {
+      held.accepts.push(accepted ?? Promise.resolve());
+      return;
+    }
     if (!closing && fits()) return runHere(sessionId, key);
     // Full: wait here unless the queue's slot would run it at once, or the backlog is full too.
     if (!closing && !queueSlotFree() && waitRoom()) return waitHere(sessionId, key);
+    promiseQueueSlot();
     await accepted;
     return schedule(sessionId, key);
   };
 
   const queueSlotFreed = (): void => {
+    queueSlotPromised = 0;
     next();
     // Inline slots are all taken: the oldest waiting session takes the queue's slot, as a job.
     const first = waiting[0];
@@ -293,7 +367,7 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
       closing = true;
       clearInterval(timer);
       await Promise.all(waiting.splice(0).filter((entry) => !entry.lease.signal.aborted).map(handOver));
-      while (running.size > 0) await Promise.all(running);
+      while (running.size > 0 || reviews.size > 0) await Promise.all([...running, ...reviews]);
     },
   };
 }

@@ -5,7 +5,11 @@ import { useRedisClients } from '../../test/support/redis-clients.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { createSessionStore, type SessionStore } from '../../src/runtime/session/session-store.ts';
-import { createInboundIntake, isDecision } from './inbound-intake.ts';
+import type { SendersConfig } from '../../src/runtime/app/app-types.ts';
+import { createSenderGate, type SenderOutcome } from '../../src/runtime/senders/sender-gate.ts';
+import { senderPolicies } from '../../src/runtime/senders/sender-policy.ts';
+import { createSenderStore } from '../../src/runtime/senders/sender-store.ts';
+import { acceptIntoMailbox, createInboundIntake, isDecision, type InboundIntakeOptions } from './inbound-intake.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -118,6 +122,44 @@ describe('inbound intake', () => {
     expect(isDecision(sampleInjection('b', { channel: 'sms', text: 'Should I approve this?' }), textDecides)).toBe(false);
     expect(isDecision(sampleInjection('c', { channel: 'web', text: 'APPROVE K7QX3M' }), textDecides)).toBe(false);
     expect(isDecision(sampleInjection('d', { kind: 'approval-response' }), textDecides)).toBe(true);
+  });
+
+  it('checks a sender the policy lets in by itself in the accept\'s own script, and asks the gate about a blocked or held one', async () => {
+    const redis = await connect();
+    const sessions = createSessionStore({ redis, prefix: prefix() });
+    const senderStore = createSenderStore({ redis, prefix: prefix() });
+    const outcomes: SenderOutcome[] = [];
+    let admits = 0;
+    const open: SendersConfig = { mode: 'open', allow: [], refusal: 'daily' };
+    const base: Omit<InboundIntakeOptions, 'senders'> = {
+      sessions,
+      scheduleTurn: () => Promise.resolve(),
+      decisions: { enqueue: () => Promise.reject(new Error('no decisions here')) },
+      textRepliesDecide: textDecides,
+    };
+    const gate = createSenderGate({
+      policies: senderPolicies({ web: open, email: open, sms: open, slack: open, whatsapp: open }),
+      store: senderStore,
+      notify: () => Promise.resolve(),
+      accept: (injection) => acceptIntoMailbox(base, injection),
+      onOutcome: (event) => { outcomes.push(event.outcome); return Promise.resolve(); },
+    });
+    const intake = createInboundIntake({ ...base, senders: { quick: (injection) => gate.quick(injection), admit: (injection) => { admits += 1; return gate.admit(injection); } } });
+
+    expect(await intake.enqueue(sampleInjection('web:q1'))).toEqual({ duplicate: false });
+    expect(await intake.enqueue(sampleInjection('web:q1'))).toEqual({ duplicate: true });
+    expect([admits, outcomes]).toEqual([0, ['allowed', 'allowed']]);
+
+    await senderStore.block('web', 'browser-1', 'cli ops');
+    expect(await intake.enqueue(sampleInjection('web:q2'))).toEqual({ duplicate: false });
+    expect([admits, outcomes.at(-1)]).toEqual([1, 'blocked']);
+
+    // A message held before the sender was let in (a crash before its release) goes first.
+    await senderStore.revoke('web', 'browser-1');
+    await redis.rpush(`${prefix()}:snd:web:held:browser-1`, JSON.stringify(sampleInjection('web:held')));
+    expect(await intake.enqueue(sampleInjection('web:q3'))).toEqual({ duplicate: false });
+    expect(admits).toBe(2);
+    expect(await mailbox(sessions)).toEqual(['web:q1', 'web:held', 'web:q3']);
   });
 
   it('takes 50 concurrent messages of one conversation, each exactly once', async () => {

@@ -12,6 +12,9 @@
  *
  * Before a message is stored, the sender policy (when given) decides whether its sender may write
  * at all; decisions are routed first, so an approver's `APPROVE K7QX3M` is never held back by it.
+ * For a sender the policy lets in by itself (an open channel, a known person, an `allow:` entry),
+ * the accept's own script makes that decision: it stores nothing for a blocked sender or one with
+ * messages held, who are then asked about as any other. Such a message costs one round trip less.
  *
  * Both paths drop a repeated injection id at this step. A repeat still asks for its session's turn,
  * so a first attempt that stored the message but failed before the turn was asked for (the caller
@@ -19,7 +22,7 @@
  */
 import { parseApprovalReply } from './approvals/parse-reply.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
-import type { SenderGate } from '../../src/runtime/senders/sender-gate.ts';
+import type { QuickAdmission, SenderGate } from '../../src/runtime/senders/sender-gate.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import type { SessionStore } from '../../src/runtime/session/session-store.ts';
 
@@ -31,8 +34,8 @@ export interface IntakeResult {
 
 /** Options of {@link createInboundIntake}. */
 export interface InboundIntakeOptions {
-  /** The session mailboxes. */
-  readonly sessions: Pick<SessionStore, 'accept'>;
+  /** The session mailboxes (`acceptUnless` when the gate can hand its check to the accept). */
+  readonly sessions: Pick<SessionStore, 'accept'> & Partial<Pick<SessionStore, 'acceptUnless'>>;
   /** Asks for a turn of a session; `key` names the reason (the injection id). */
   readonly scheduleTurn: (sessionId: string, key: string) => Promise<void>;
   /**
@@ -50,7 +53,7 @@ export interface InboundIntakeOptions {
    * Who may write (`src/runtime/senders/sender-gate.ts`): asked about every message that is not a
    * decision, before it is stored. Default: everyone may.
    */
-  readonly senders?: Pick<SenderGate, 'admit'>;
+  readonly senders?: Pick<SenderGate, 'admit'> & Partial<Pick<SenderGate, 'quick'>>;
 }
 
 /** The intake; see {@link createInboundIntake}. */
@@ -69,21 +72,40 @@ export function isDecision(injection: Injection, textRepliesDecide: (channel: st
   return parseApprovalReply(injection.text).kind === 'decision';
 }
 
+type MailboxOptions = Pick<InboundIntakeOptions, 'sessions' | 'scheduleTurn' | 'startTurn'>;
+
 /** Puts `injection` in its session's mailbox and asks for a turn; `duplicate` when seen before. */
-export async function acceptIntoMailbox(
-  options: Pick<InboundIntakeOptions, 'sessions' | 'scheduleTurn' | 'startTurn'>,
-  injection: Injection,
-): Promise<IntakeResult> {
+export async function acceptIntoMailbox(options: MailboxOptions, injection: Injection): Promise<IntakeResult> {
   const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
-  const accepted = options.sessions.accept(sessionId, injection);
-  if (options.startTurn === undefined) {
-    const fresh = await accepted;
-    await options.scheduleTurn(sessionId, injection.id);
-    return { duplicate: !fresh };
-  }
-  // A repeat asks for the turn too, so the turn never waits on what the accept answers.
-  const [fresh] = await Promise.all([accepted, options.startTurn(sessionId, injection.id, accepted)]);
+  const fresh = await withTurn(options, sessionId, injection.id, options.sessions.accept(sessionId, injection));
   return { duplicate: !fresh };
+}
+
+/**
+ * Asks for the session's turn beside `accepted` (an accept on its way) and resolves to what the
+ * accept answered. A repeat, or a guarded accept that stored nothing, asks for the turn too: the
+ * turn never waits on what the accept answers, and finds nothing new when there is nothing.
+ */
+async function withTurn<T>(options: MailboxOptions, sessionId: string, key: string, accepted: Promise<T>): Promise<T> {
+  if (options.startTurn === undefined) {
+    const answer = await accepted;
+    await options.scheduleTurn(sessionId, key);
+    return answer;
+  }
+  const [answer] = await Promise.all([accepted, options.startTurn(sessionId, key, accepted)]);
+  return answer;
+}
+
+/**
+ * Accepts the message of a sender the policy lets in by itself, the accept checking the sender's
+ * block and held messages in its own script; `undefined` when it stored nothing for them.
+ */
+async function acceptGuarded(options: MailboxOptions, acceptUnless: NonNullable<SessionStore['acceptUnless']>, injection: Injection, quick: Extract<QuickAdmission, { way: 'guarded' }>): Promise<IntakeResult | undefined> {
+  const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
+  const answer = await withTurn(options, sessionId, injection.id, acceptUnless(sessionId, injection, quick.guard));
+  if (answer === 'guarded') return undefined;
+  await quick.allowed();
+  return { duplicate: answer === 'duplicate' };
 }
 
 /**
@@ -97,7 +119,14 @@ export function createInboundIntake(options: InboundIntakeOptions): InboundIntak
   return {
     async enqueue(injection) {
       if (isDecision(injection, options.textRepliesDecide)) return options.decisions.enqueue(injection);
-      if (options.senders !== undefined) {
+      const quick = options.senders?.quick?.(injection);
+      const acceptUnless = options.sessions.acceptUnless?.bind(options.sessions);
+      if (quick?.way === 'guarded' && acceptUnless !== undefined) {
+        // Blocked, or with messages held, the sender is then asked about as any other.
+        const accepted = await acceptGuarded(options, acceptUnless, injection, quick);
+        if (accepted !== undefined) return accepted;
+      }
+      if (options.senders !== undefined && quick?.way !== 'free') {
         // A sender who may not write yet costs no turn: the gate holds, refuses or drops the message.
         const admission = await options.senders.admit(injection);
         if (!admission.admitted) return { duplicate: admission.duplicate };

@@ -1,7 +1,7 @@
 import { RESPOND_SYSTEM_PROMPT, terminalToolsPromptSection } from '../../protocol/respond/system-prompt.ts';
 import type { ModelMessage, ModelRequest, ModelTool } from '../model/model-types.ts';
 import type { ActorConfig } from './actor-config.ts';
-import { carriesUntrustedContent, UNTRUSTED_CONTENT_PROMPT } from './untrusted-content.ts';
+import { carriesUntrustedContent, rememberCarriedAfter, UNTRUSTED_CONTENT_PROMPT } from './untrusted-content.ts';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
@@ -49,6 +49,7 @@ function joinedOf(history: readonly ModelMessage[]): readonly ModelMessage[] {
 export function trimJoinedHistory(history: readonly ModelMessage[], added: readonly ModelMessage[], budgetTokens: number): ModelMessage[] {
   if (estimateTokens(history) + estimateTokens(added) > budgetTokens) return trimHistory([...history, ...added], budgetTokens);
   const next = [...history, ...added];
+  rememberCarriedAfter(next, history, added);
   const joined = joinedForms.get(history);
   if (joined !== undefined) joinedForms.set(next, joinOnto(joined.slice(), added));
   return next;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../model/model-types.ts';
 import { DEFAULT_ACTOR_LIMITS } from './actor-config.ts';
 import { buildModelRequest } from './model-request.ts';
-import { carriesUntrustedContent, markUntrusted, neutraliseLookAlikes, UNTRUSTED_CONTENT_PROMPT } from './untrusted-content.ts';
+import { carriesUntrustedContent, markUntrusted, neutraliseLookAlikes, rememberCarriedAfter, UNTRUSTED_CONTENT_PROMPT } from './untrusted-content.ts';
 
 const user = (text: string): ModelMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 
@@ -83,5 +83,29 @@ describe('the system paragraph on outside content', () => {
   it('finds a marked block in any of the lists it is given, and none in plain text', () => {
     expect(carriesUntrustedContent([user('hello')], [user('hi'), user(marked)])).toBe(true);
     expect(carriesUntrustedContent([user('hello')], [], [user('a </untrusted_content> b')])).toBe(false);
+  });
+
+  it('answers for a history extended by a turn without looking through the history again', () => {
+    let reads = 0;
+    const counted = (text: string): ModelMessage => {
+      const message = user(text);
+      return { role: 'user', get content() { reads += 1; return message.content; } };
+    };
+    const history = [counted('one'), counted('two')];
+    expect(carriesUntrustedContent(history)).toBe(false);
+    for (const [added, carries] of [[[user('three')], false], [[user(marked)], true]] as const) {
+      const joined = [...history, ...added];
+      rememberCarriedAfter(joined, history, added);
+      reads = 0;
+      expect(carriesUntrustedContent(joined)).toBe(carries);
+      expect(reads).toBe(0);
+    }
+  });
+
+  it('leaves a history it knows nothing of to be looked through when asked', () => {
+    const history = [user(marked)];
+    const joined = [...history, user('next')];
+    rememberCarriedAfter(joined, history, [user('next')]);
+    expect(carriesUntrustedContent(joined)).toBe(true);
   });
 });

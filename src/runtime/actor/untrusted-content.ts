@@ -94,6 +94,15 @@ function messagesCarry(messages: readonly ModelMessage[]): boolean {
 /** What each history list already checked carries: a conversation's history is read at every model call. */
 const checked = new WeakMap<readonly ModelMessage[], boolean>();
 
+/**
+ * Records what `joined` (the messages of `before`, then `added`) carries, when `before`'s answer is
+ * already known, so a history extended turn after turn is never looked through again whole.
+ */
+export function rememberCarriedAfter(joined: readonly ModelMessage[], before: readonly ModelMessage[], added: readonly ModelMessage[]): void {
+  const carried = checked.get(before);
+  if (carried !== undefined) checked.set(joined, carried || carriesUntrustedContent(added));
+}
+
 /** Whether any of the lists carries a block of outside content (each list's answer is remembered). */
 export function carriesUntrustedContent(...lists: readonly (readonly ModelMessage[])[]): boolean {
   return lists.some((messages) => {

@@ -121,6 +121,23 @@ describe('the sender gate', () => {
     expect(outcomes.map((event) => event.outcome)).toEqual(['allowed', 'allowed', 'blocked', 'blocked']);
   });
 
+  it('hands the check of a sender the policy lets in by itself to the accept, and asks about the others', async () => {
+    const sms = gate({ sms: { allow: ['+4477009*'], refusal: 'daily' } });
+    expect(sms.quick(message('sms', { id: '+447700900007' }, 'approval-response'))).toEqual({ way: 'free' });
+    expect(sms.quick(message('a2a', { id: 'peer-desk', agent: true }))).toEqual({ way: 'free' });
+    expect(sms.quick(message('sms', { id: '+15550100007' }))).toEqual({ way: 'admit' });
+    const listed = message('sms', { id: '+447700900007' });
+    const quick = sms.quick(listed);
+    if (quick.way !== 'guarded') throw new Error(`expected a guarded way, got ${quick.way}`);
+    // The guard names the very keys a block and held messages are kept in.
+    await store.block('sms', '+447700900007', 'cli ops');
+    expect(await redis.hexists(quick.guard.blockedKey, quick.guard.blockedField)).toBe(1);
+    expect(quick.guard.heldKey).toBe(`${prefix()}:snd:sms:held:+447700900007`);
+    expect(outcomes).toEqual([]);
+    await quick.allowed();
+    expect(outcomes).toMatchObject([{ outcome: 'allowed', injection: { id: listed.id } }]);
+  });
+
   it('releases what a crash left held with the sender\'s next message, ahead of it', async () => {
     const sms = gate();
     const held = message('sms', { id: '+447700900006' });

@@ -7,6 +7,7 @@
  * the approval store, which checks the approver itself. Peers (`a2a`) have their own bearer tokens.
  */
 import type { Destination, Injection } from '../injection.ts';
+import type { AcceptGuard } from '../session/session-store.ts';
 import { compileSenderPolicy, type CompiledSenderPolicy, type SenderPolicy } from './sender-policy.ts';
 import type { AdmitResult, SenderStore } from './sender-store.ts';
 import { releaseHeld } from './release-held.ts';
@@ -45,10 +46,24 @@ export interface SenderGateOptions {
   readonly clock?: () => Date;
 }
 
+/**
+ * How a message may skip {@link SenderGate.admit}: `free` when the gate has nothing to ask about
+ * it; `guarded` when the policy lets its sender in by itself, so that a block or held messages are
+ * all that could stop it: an accept guarded by `guard` checks them in its own script, and, once it
+ * stored the message, `allowed()` tells what {@link SenderGate.admit} would have told. Otherwise
+ * (`admit`) the gate decides first.
+ */
+export type QuickAdmission =
+  | { readonly way: 'free' }
+  | { readonly way: 'guarded'; readonly guard: AcceptGuard; allowed(): Promise<void> }
+  | { readonly way: 'admit' };
+
 /** The gate; see {@link createSenderGate}. */
 export interface SenderGate {
   /** Decides about `injection`; `admitted: true` when it may go on to its mailbox. */
   admit(injection: Injection): Promise<Admission>;
+  /** Whether `injection` can skip {@link admit}, and how; see {@link QuickAdmission}. */
+  quick(injection: Injection): QuickAdmission;
 }
 
 /** The text of a pairing code message; short enough for one SMS segment. */
@@ -108,10 +123,25 @@ export function createSenderGate(options: SenderGateOptions): SenderGate {
     }
   };
 
+  /** The policy that asks about `injection`, or `undefined` when none does. */
+  const policyFor = (injection: Injection): CompiledSenderPolicy | undefined => {
+    if (!GATED_KINDS.has(injection.kind) || injection.sender.agent === true) return undefined;
+    return policies.get(injection.channel);
+  };
+  const FREE: QuickAdmission = { way: 'free' };
+  const ADMIT: QuickAdmission = { way: 'admit' };
+
   return {
+    quick(injection) {
+      const policy = policyFor(injection);
+      if (policy === undefined) return FREE;
+      if (policy.mode !== 'open' && !policy.listed(injection.sender)) return ADMIT;
+      return { way: 'guarded', guard: options.store.guardOf(injection.channel, injection.sender.id), allowed: () => report({ outcome: 'allowed', injection, policy }) };
+    },
+
     async admit(injection) {
-      const policy = policies.get(injection.channel);
-      if (policy === undefined || !GATED_KINDS.has(injection.kind) || injection.sender.agent === true) return { admitted: true };
+      const policy = policyFor(injection);
+      if (policy === undefined) return { admitted: true };
       const listed = policy.mode === 'open' || policy.listed(injection.sender);
       // A code or a refusal sent to an address the channel could not verify (a forged From) would
       // land on someone who never wrote: such a sender is refused without a word.

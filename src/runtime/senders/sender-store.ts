@@ -16,6 +16,7 @@
 import type { Redis } from 'ioredis';
 import { CHANNEL_NAMES, type RefusalMode, type SenderMode } from '../app/app-types.ts';
 import type { Injection } from '../injection.ts';
+import type { AcceptGuard } from '../session/session-store.ts';
 import { runScript } from '../redis/redis-script.ts';
 import { newPairingCode, normalizePairingCode } from './pairing-code.ts';
 import { ADMIT_SCRIPT, ALLOW_SCRIPT, APPROVE_SCRIPT, BLOCK_SCRIPT, LOOKUP_SCRIPT } from './sender-scripts.ts';
@@ -120,6 +121,12 @@ export interface SenderStore {
    */
   admit(request: AdmitRequest): Promise<AdmitResult>;
   /**
+   * Where a sender's block and held messages are kept, for an accept that checks them itself
+   * (`SessionStore.acceptUnless`) instead of {@link admit}'s reads, when the policy lets the
+   * sender in by itself.
+   */
+  guardOf(channel: string, address: string): AcceptGuard;
+  /**
    * Uses a pairing code typed by `approver`: the sender is approved (with `approver` and the time),
    * the code is gone. A wrong code counts against `approver`: after `missesPerWindow` of them in
    * the window, every try is `throttled`.
@@ -211,14 +218,16 @@ export function createSenderStore(options: SenderStoreOptions): SenderStore {
    * only a block, and held messages to let through first, matter. Two reads in one round trip,
    * the same the script's first branch makes, without a script's cost on every message.
    */
+  const guardOf = (channel: string, address: string): AcceptGuard => ({ blockedKey: channelKey(channel, 'blocked'), blockedField: address, heldKey: channelKey(channel, `held:${address}`) });
   const admitListed = async (injection: Injection): Promise<AdmitResult> => {
-    const address = injection.sender.id;
+    const guard = guardOf(injection.channel, injection.sender.id);
     // Sent in the same tick, the two leave in one socket write (the clients coalesce a tick's writes).
-    const [blocked, held] = await Promise.all([redis.hexists(channelKey(injection.channel, 'blocked'), address), redis.llen(channelKey(injection.channel, `held:${address}`))]);
+    const [blocked, held] = await Promise.all([redis.hexists(guard.blockedKey, guard.blockedField), redis.llen(guard.heldKey)]);
     return blocked === 1 ? { outcome: 'blocked' } : { outcome: 'allowed', heldWaiting: held };
   };
 
   return {
+    guardOf,
     async admit(request) {
       if (request.mode === 'open' || request.listed) return admitListed(request.injection);
       // A new code is taken only when none is live; a collision with another sender's live code is

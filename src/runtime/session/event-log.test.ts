@@ -39,6 +39,25 @@ describe('event log', () => {
     expect(ttl).toBeLessThanOrEqual(3600);
   });
 
+  it('sets the expiry again only once the refresh interval has passed since it last did', async () => {
+    const redis = await connect();
+    let now = 1_000_000;
+    const log = createEventLog({ redis, prefix: prefix(), maxAgeSeconds: 3600, expiryRefreshSeconds: 60, now: () => now });
+    const key = `${prefix()}:s:s9:log`;
+    await log.append('s9', { type: 'delivery', data: {} });
+    expect(await redis.ttl(key)).toBeGreaterThan(3500);
+    await redis.persist(key);
+    now += 59_000;
+    await log.appendAll('s9', [{ type: 'delivery', data: {} }, { type: 'delivery', data: {} }]);
+    expect(await redis.ttl(key)).toBe(-1);
+    now += 1_000;
+    await log.append('s9', { type: 'delivery', data: {} });
+    expect(await redis.ttl(key)).toBeGreaterThan(3500);
+    // Another session's first write sets its own expiry at once.
+    await log.append('s10', { type: 'delivery', data: {} });
+    expect(await redis.ttl(`${prefix()}:s:s10:log`)).toBeGreaterThan(3500);
+  });
+
   it('hands every entry written to the archive, and a failing archive fails nothing', async () => {
     const redis = await connect();
     const archived: [string, StoredEventLogEntry[]][] = [];

@@ -116,9 +116,38 @@ export interface EventLogOptions {
    * Default: ignored.
    */
   readonly onArchiveError?: (error: unknown) => void;
+  /**
+   * How long after this log last set a session's expiry it sets it again with a write, in
+   * seconds: a turn writes its log several times, and each `EXPIRE` was a command of its own.
+   * The log then outlives its last entry by between `maxAgeSeconds` less this and
+   * `maxAgeSeconds`. Default: an hour, or a tenth of `maxAgeSeconds` when that is shorter.
+   */
+  readonly expiryRefreshSeconds?: number;
+  /** The clock, ms since the epoch. Default `Date.now`. */
+  readonly now?: () => number;
 }
 
 const BATCH_FIELD = 'batch';
+
+/** Sessions whose last expiry a log remembers; past this, the longest-remembered are forgotten. */
+const REMEMBERED_EXPIRIES = 10_000;
+
+/**
+ * When each session's log last had its expiry set (ms since the epoch), so a write sends `EXPIRE`
+ * only once `refreshMs` have passed since; `due` says whether it is time, `set` records it.
+ */
+function expiryMemo(refreshMs: number, now: () => number): { due(sessionId: string): boolean; set(sessionId: string): void } {
+  const setAt = new Map<string, number>();
+  return {
+    due: (sessionId) => now() - (setAt.get(sessionId) ?? -Infinity) >= refreshMs,
+    set(sessionId) {
+      // Deleted first, so the map's order is the order of setting and the oldest go first.
+      setAt.delete(sessionId);
+      setAt.set(sessionId, now());
+      if (setAt.size > REMEMBERED_EXPIRIES) setAt.delete(setAt.keys().next().value as string);
+    },
+  };
+}
 
 /**
  * What marks a stream entry as the `turn_settled` of `turnId`, once its field values are joined
@@ -148,10 +177,15 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
     return data.length > maxValueChars ? JSON.stringify({ truncated: true, head: data.slice(0, maxValueChars) }) : data;
   };
 
-  // The two commands are sent in one tick, so they leave in one socket write (the service's clients
-  // coalesce a tick's writes), without a pipeline object's cost.
+  const expiries = expiryMemo(1000 * (options.expiryRefreshSeconds ?? Math.min(3600, maxAge / 10)), options.now ?? Date.now);
+
+  // With an expiry due, the two commands are sent in one tick, so they leave in one socket write
+  // (the service's clients coalesce a tick's writes), without a pipeline object's cost.
   const write = async (sessionId: string, fields: string[]): Promise<string> => {
-    const [id] = await Promise.all([redis.xadd(key(sessionId), 'MAXLEN', '~', maxEntries, '*', ...fields), redis.expire(key(sessionId), maxAge)]);
+    const added = redis.xadd(key(sessionId), 'MAXLEN', '~', maxEntries, '*', ...fields);
+    if (!expiries.due(sessionId)) return (await added) ?? '';
+    const [id] = await Promise.all([added, redis.expire(key(sessionId), maxAge)]);
+    expiries.set(sessionId);
     return id ?? '';
   };
   const archive = async (sessionId: string, id: string, entries: readonly EventLogEntry[]): Promise<void> => {

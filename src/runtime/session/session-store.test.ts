@@ -168,6 +168,27 @@ describe('session store history', () => {
   });
 });
 
+describe('a guarded accept', () => {
+  it('stores the message unless its sender is blocked or has messages held, and drops a repeat', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const guard = { blockedKey: `${prefix()}:blocked`, blockedField: 'ada', heldKey: `${prefix()}:held:ada` };
+    expect(await store.acceptUnless('sa', sampleInjection('a1'), guard)).toBe('accepted');
+    expect(await store.acceptUnless('sa', sampleInjection('a1'), guard)).toBe('duplicate');
+    await redis.hset(guard.blockedKey, 'bob', '{}');
+    expect(await store.acceptUnless('sa', sampleInjection('a2'), guard)).toBe('accepted');
+    await redis.hset(guard.blockedKey, 'ada', '{}');
+    expect(await store.acceptUnless('sa', sampleInjection('a3'), guard)).toBe('guarded');
+    await redis.hdel(guard.blockedKey, 'ada');
+    await redis.rpush(guard.heldKey, '{}');
+    expect(await store.acceptUnless('sa', sampleInjection('a4'), guard)).toBe('guarded');
+    expect(await store.pendingCount('sa')).toBe(2);
+    // Nothing guarded was remembered: once let in, the same message is stored.
+    await redis.del(guard.heldKey);
+    expect(await store.acceptUnless('sa', sampleInjection('a4'), guard)).toBe('accepted');
+  });
+});
+
 describe('a guarded finish', () => {
   it('clears the turn only once its log holds the turn\'s turn_settled, alone or in a batch', async () => {
     const redis = await connect();
@@ -202,6 +223,27 @@ describe('a guarded finish', () => {
     await alone.saved;
     await log.append('sg2', { type: 'turn_settled', turnId: alone.record.turnId, actor: 'main', data: {} });
     expect(await store.finishTurn(alone.record, [say('hi')], undefined, { settledLogKey: eventLogKey(prefix(), 'sg2') })).toBe(0);
+  });
+
+  it('finds the turn_settled among the last entries of the log, not only the last one', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const log = createEventLog({ redis, prefix: prefix() });
+    const begin = async (sessionId: string): Promise<TurnRecord> => {
+      await store.accept(sessionId, sampleInjection(`${sessionId}-1`));
+      const progress = await store.beginTurn(sessionId, (first) => recordFor(sessionId, first, `turn_${sessionId}`));
+      if (progress === undefined) throw new Error('no turn');
+      await progress.saved;
+      return progress.record;
+    };
+    const settledThen = async (sessionId: string, record: TurnRecord, later: number): Promise<number> => {
+      await log.append(sessionId, { type: 'turn_settled', turnId: record.turnId, data: {} });
+      for (let index = 0; index < later; index += 1) await log.append(sessionId, { type: 'delivery', turnId: 'turn_next', data: { index } });
+      return store.finishTurn(record, [say('hi')], undefined, { settledLogKey: eventLogKey(prefix(), sessionId) });
+    };
+    expect(await settledThen('sn1', await begin('sn1'), 3)).toBe(0);
+    // Further back than the look-back, it is not found: the turn stays, to be settled again.
+    expect(await settledThen('sn2', await begin('sn2'), 8)).toBe(SETTLED_LOG_MISSING);
   });
 });
 

@@ -86,9 +86,31 @@ export interface TurnInProgress {
  * conversation index's `<p>:conv:idx` and `<p>:conv:sum`, shared by every session (bounded as
  * `src/runtime/inspect/conversation-index-layout.ts` says).
  */
+/**
+ * What a guarded accept looks at first, as the sender store keeps it: the sender's field in the
+ * channel's hash of blocked senders, and the sender's list of held messages.
+ */
+export interface AcceptGuard {
+  readonly blockedKey: string;
+  readonly blockedField: string;
+  readonly heldKey: string;
+}
+
+/**
+ * What {@link SessionStore.acceptUnless} did: stored the injection, found its id seen before, or
+ * stored nothing because the guard's sender is blocked or has messages held.
+ */
+export type GuardedAccept = 'accepted' | 'duplicate' | 'guarded';
+
 export interface SessionStore {
   /** Puts an injection in the session's mailbox once; `false` when this id was seen before. */
   accept(sessionId: string, injection: Injection): Promise<boolean>;
+  /**
+   * {@link accept}, in the same script as the reads that tell whether its sender may write
+   * without being asked about (`guard`): a blocked sender, or one with messages held, gets
+   * `guarded` and nothing is stored.
+   */
+  acceptUnless(sessionId: string, injection: Injection, guard: AcceptGuard): Promise<GuardedAccept>;
   /**
    * The session's running turn (resumed), or a new one made by `create` from the oldest waiting
    * injection, or `undefined` when there is nothing to do; with the history, in two round trips at
@@ -147,7 +169,10 @@ if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 
 if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0 } end
 return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2 }`);
 
-/** How many of the log's last entries a guarded finish looks through for the turn's `turn_settled`. */
+/**
+ * How many of the log's last entries a guarded finish looks through for the turn's `turn_settled`
+ * (the last one first: it nearly always is).
+ */
 const SETTLED_LOG_LOOKBACK = 8;
 
 /** What a guarded {@link SessionStore.finishTurn} answers when the turn's `turn_settled` is not in its log yet. */
@@ -172,12 +197,14 @@ const LOCK_LET_GO = -3;
 const FINISH_SCRIPT = defineScript(`${CONVERSATION_SETTLED_LUA}
 if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
 if ARGV[7] ~= '' then
-  local logged = false
-  for _, entry in ipairs(redis.call('XREVRANGE', KEYS[9], '+', '-', 'COUNT', ${String(SETTLED_LOG_LOOKBACK)})) do
-    local text = table.concat(entry[2], ' ')
-    if string.find(text, ARGV[7], 1, true) or string.find(text, ARGV[8], 1, true) then logged = true break end
+  local function logged(count)
+    for _, entry in ipairs(redis.call('XREVRANGE', KEYS[9], '+', '-', 'COUNT', count)) do
+      local text = table.concat(entry[2], ' ')
+      if string.find(text, ARGV[7], 1, true) or string.find(text, ARGV[8], 1, true) then return true end
+    end
+    return false
   end
-  if not logged then return -2 end
+  if not logged(1) and not logged(${String(SETTLED_LOG_LOOKBACK)}) then return -2 end
 end
 if ARGV[6] ~= '' then conversation_settled(KEYS[7], KEYS[8], ARGV[6]) end
 if ARGV[1] == '*' then
@@ -198,12 +225,21 @@ redis.call('DEL', KEYS[#KEYS - 1])
 if ARGV[10] ~= '' then redis.call('ZREM', KEYS[#KEYS], ARGV[10]) end
 return ${String(LOCK_LET_GO)}`);
 
-const ACCEPT_SCRIPT = defineScript(`
+/** Remembers the injection id (`KEYS[1]`, for ARGV[2] seconds) and appends ARGV[1] to the mailbox; 0 for a repeat. */
+const ACCEPT_LUA = `
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
   redis.call('RPUSH', KEYS[2], ARGV[1])
   return 1
 end
-return 0`);
+return 0`;
+
+const ACCEPT_SCRIPT = defineScript(ACCEPT_LUA);
+
+/** The accept, unless field ARGV[3] of hash `KEYS[3]` exists or list `KEYS[4]` is not empty (then -1). */
+const GUARDED_ACCEPT_SCRIPT = defineScript(`
+if redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 or redis.call('LLEN', KEYS[4]) > 0 then return -1 end${ACCEPT_LUA}`);
+
+const GUARDED: Readonly<Record<string, GuardedAccept>> = { '1': 'accepted', '0': 'duplicate', '-1': 'guarded' };
 
 /** The earlier single-string history (`<version>\n<JSON>`, or bare JSON before that), as a known history to be stored again whole. */
 function legacyHistory(raw: string): KnownHistory {
@@ -276,6 +312,12 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         [JSON.stringify(injection), String(dedupeTtl)],
       );
       return added === 1;
+    },
+
+    async acceptUnless(sessionId, injection, guard) {
+      const keys = [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending'), guard.blockedKey, guard.heldKey];
+      const answer = await runScript(redis, GUARDED_ACCEPT_SCRIPT, keys, [JSON.stringify(injection), String(dedupeTtl), guard.blockedField]);
+      return GUARDED[String(answer)] ?? 'guarded';
     },
 
     async beginTurn(sessionId, create, at = Date.now()) {
