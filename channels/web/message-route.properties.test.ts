@@ -15,7 +15,7 @@ function route(enqueued: Injection[]) {
   const session = { sid: 's', identity: 'b_abc', basis: 'web session cookie', createdAt: '2026-03-01T12:00:00.000Z' };
   const identity = {
     requirePost: () => Promise.resolve(session),
-    owners: { claim: () => Promise.resolve() },
+    owners: { claim: () => Promise.resolve(), read: () => Promise.resolve(null) },
     personOf: () => undefined,
   } as unknown as WebIdentity;
   const store = { append: () => Promise.resolve({ id: '1-0', duplicate: false }) } as unknown as WebEventStore;

@@ -55,13 +55,16 @@ export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
     method: 'POST',
     pattern: '/api/chat/:conversationId/messages',
     async handler({ req, res, params }) {
-      const session = await options.identity.requirePost(req);
       const conversationId = params['conversationId'] ?? '';
+      // Read in the same round trip as the session: the owner check then needs none of its own.
+      const owner = isConversationId(conversationId) ? options.identity.owners.read(conversationId) : undefined;
+      owner?.catch(() => undefined);
+      const session = await options.identity.requirePost(req);
       if (!isConversationId(conversationId)) {
         throw badRequest('The conversation id must be 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-".', 'conversationId');
       }
       const { text, clientId } = readMessage(await readJsonObject(req, MAX_BODY_BYTES));
-      await options.identity.owners.claim(conversationId, session.identity);
+      await options.identity.owners.claim(conversationId, session.identity, owner);
       const sender = senderOf(session, options.identity.personOf(session)?.name);
       const senderId = sender.id;
       const injection = normaliseWebMessage({

@@ -9,11 +9,17 @@ import { SwitchboardError } from '../../../src/protocol/errors.ts';
 /** Conversation ownership in Redis. */
 export interface ConversationOwners {
   /**
-   * Claims the conversation for `identity` when nobody owns it yet.
+   * Claims the conversation for `identity` when nobody owns it yet; `read`, the owner as
+   * {@link read} found it earlier, when the caller read it already.
    *
    * @throws SwitchboardError `http.forbidden` (403) when another identity owns it.
    */
-  claim(conversationId: string, identity: string): Promise<void>;
+  claim(conversationId: string, identity: string, read?: Promise<string | null>): Promise<void>;
+  /**
+   * The conversation's owner now (`null`: nobody's yet). Read beside something else (a request's
+   * session) and handed to {@link claim}, it spares the claim its own first round trip.
+   */
+  read(conversationId: string): Promise<string | null>;
   /** Whether `identity` owns the conversation (an unowned conversation is nobody's: `false`). */
   owns(conversationId: string, identity: string): Promise<boolean>;
 }
@@ -36,12 +42,13 @@ export function createConversationOwners(options: ConversationOwnersOptions): Co
   const { redis, prefix } = options;
   const keyOf = (conversationId: string): string => `${prefix}:web:owner:${conversationId}`;
   return {
-    async claim(conversationId, identity) {
+    async claim(conversationId, identity, read) {
       const key = keyOf(conversationId);
       // Read first: every message after the first finds its owner with this one command.
-      const owner = (await redis.get(key)) ?? ((await redis.set(key, identity, 'NX')) === 'OK' ? identity : await redis.get(key));
+      const owner = (await (read ?? redis.get(key))) ?? ((await redis.set(key, identity, 'NX')) === 'OK' ? identity : await redis.get(key));
       if (owner !== identity) throw notYourConversation(conversationId);
     },
+    read: (conversationId) => redis.get(keyOf(conversationId)),
     async owns(conversationId, identity) {
       return (await redis.get(keyOf(conversationId))) === identity;
     },

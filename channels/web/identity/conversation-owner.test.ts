@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
+import { createConversationOwners } from './conversation-owner.ts';
+
+const redisUrl = useRedis();
+const prefix = useKeyPrefix(redisUrl);
+const connect = useRedisClients(redisUrl);
+
+describe('conversation owners', () => {
+  it('claims with an owner read earlier as with its own read, and one of two first claims wins', async () => {
+    const owners = createConversationOwners({ redis: await connect(), prefix: prefix() });
+    // Both read the conversation as nobody's before either claims it.
+    const [readByA, readByB] = [owners.read('c1'), owners.read('c1')];
+    const [byA, byB] = await Promise.allSettled([owners.claim('c1', 'b_a', readByA), owners.claim('c1', 'b_b', readByB)]);
+    expect([byA.status, byB.status].sort()).toEqual(['fulfilled', 'rejected']);
+    const winner = byA.status === 'fulfilled' ? 'b_a' : 'b_b';
+    expect(await owners.owns('c1', winner)).toBe(true);
+    // Read again later, the owner is there: the owner passes and anyone else is refused.
+    await expect(owners.claim('c1', winner, owners.read('c1'))).resolves.toBeUndefined();
+    await expect(owners.claim('c1', winner === 'b_a' ? 'b_b' : 'b_a', owners.read('c1'))).rejects.toMatchObject({ code: 'http.forbidden' });
+  });
+});
