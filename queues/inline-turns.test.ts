@@ -192,7 +192,7 @@ describe('inline turns', () => {
   it('gives the queue\'s free slot one job, not one per start while the worker is still fetching it', async () => {
     const gates = new Map<string, () => void>();
     const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
-    const { worker, ran } = await inlineWorker({ concurrency: 2, work: (sessionId) => (sessionId === 's-a' ? held(sessionId) : Promise.resolve()) });
+    const { worker, ran } = await inlineWorker({ concurrency: 2, work: (sessionId) => (sessionId === 's-c' ? Promise.resolve() : held(sessionId)) });
     try {
       await worker.startTurn('s-a', 'm-a');
       await vi.waitFor(() => { expect(ran).toEqual(['s-a']); });
@@ -200,8 +200,10 @@ describe('inline turns', () => {
       await worker.startTurn('s-b', 'm-b');
       await worker.startTurn('s-c', 'm-c');
       expect(await jobsEver()).toBe(1);
+      await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b']); });
       expect(await resources.redis('worker').exists(sessionLockKey(prefix(), 's-c'))).toBe(1);
       // s-b's job ends and frees the queue's slot: s-c, waiting here, takes it.
+      gates.get('s-b')?.();
       await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b', 's-c']); }, { timeout: 5000 });
       expect(await jobsEver()).toBe(2);
     } finally {

@@ -133,6 +133,14 @@ interface Waiting {
  */
 const QUEUE_PICKUP_MS = 250;
 
+/** A session held in this process: the key of its first start, and the accepts of the starts it absorbed. */
+interface Held {
+  readonly key: string;
+  absorbed: boolean;
+  /** Settles once every absorbed start's accept was answered (or failed). */
+  accepts: Promise<unknown>;
+}
+
 /** Most entries one sweep looks at. */
 const SWEEP_BATCH = 100;
 
@@ -191,9 +199,9 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
    * lets go), but its accept is kept, so that once the holder is gone a message accepted after
    * its last look is still started (see `reviewAbsorbed`).
    */
-  const holding = new Map<string, { readonly key: string; readonly accepts: Promise<unknown>[] }>();
+  const holding = new Map<string, Held>();
   const hold = (sessionId: string, key: string): void => {
-    if (!holding.has(sessionId)) holding.set(sessionId, { key, accepts: [] });
+    if (!holding.has(sessionId)) holding.set(sessionId, { key, absorbed: false, accepts: Promise.resolve() });
   };
   /** Reviews in flight, waited for on close. */
   const reviews = new Set<Promise<void>>();
@@ -206,9 +214,9 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   const reviewAbsorbed = (sessionId: string): void => {
     const held = holding.get(sessionId);
     holding.delete(sessionId);
-    if (held === undefined || held.accepts.length === 0) return;
+    if (held?.absorbed !== true) return;
     const review: Promise<void> = (async () => {
-      await Promise.allSettled(held.accepts);
+      await held.accepts;
       if (await options.hasWork(sessionId)) await start(sessionId, held.key);
     })()
       .catch(async (error: unknown) => {
@@ -265,7 +273,7 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     holding.delete(entry.sessionId);
     try {
       // The job's turns then find every message whose start this holder absorbed.
-      await Promise.allSettled(held?.accepts ?? []);
+      await held?.accepts;
       await entry.lease.release();
       await schedule(entry.sessionId, entry.key);
       await letGo(entry.sessionId);
@@ -315,7 +323,9 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   const start = async (sessionId: string, key: string, accepted?: Promise<unknown>): Promise<void> => {
     const held = closing ? undefined : holding.get(sessionId);
     if (held !== undefined) {
-      held.accepts.push(accepted ?? Promise.resolve());
+      held.absorbed = true;
+      // Chained, so a long-held session keeps one promise however many starts it absorbs.
+      held.accepts = Promise.allSettled([held.accepts, accepted]);
       return;
     }
     if (!closing && fits()) return runHere(sessionId, key);
