@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { inboundJobId, outboundJobId, sha256Hex, turnJobId } from './job-ids.ts';
 
@@ -16,6 +17,14 @@ describe('job ids', () => {
         expect(id).not.toMatch(/^\d+$/);
       }
     }
+  });
+
+  it('give the same digest for a key hashed again after hundreds of others', () => {
+    const first = Array.from({ length: 600 }, (_, index) => sha256Hex(`key-${String(index)}`));
+    const again = Array.from({ length: 600 }, (_, index) => sha256Hex(`key-${String(index)}`));
+    expect(again).toEqual(first);
+    expect(new Set(first).size).toBe(600);
+    expect(sha256Hex('key-0')).toBe(createHash('sha256').update('key-0').digest('hex'));
   });
 
   it('are stable and tell keys apart', () => {

@@ -6,9 +6,19 @@
  */
 import { createHash } from 'node:crypto';
 
+/** Digests kept for the keys hashed last: one delivery's key is hashed for its job id, ledger and tag. */
+const RECENT_DIGESTS = 256;
+const recentDigests = new Map<string, string>();
+
 /** Lower-case hex SHA-256 of the UTF-8 bytes of `value` (64 characters). */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  let digest = recentDigests.get(value);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(value, 'utf8').digest('hex');
+    if (recentDigests.size >= RECENT_DIGESTS) recentDigests.delete(recentDigests.keys().next().value as string);
+    recentDigests.set(value, digest);
+  }
+  return digest;
 }
 
 /** Job id of an injection on the inbound queue: `in-` + sha256(injection id). */
