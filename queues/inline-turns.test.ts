@@ -66,6 +66,16 @@ async function inlineWorker(options: { readonly work?: (sessionId: string, lease
   return { worker: worker as Worked['worker'], ran };
 }
 
+/** Turns held until their session's gate opens (`open`), or every gate at the end (`openAll`). */
+function gates(): { hold(sessionId: string): Promise<void>; open(sessionId: string): void; openAll(): void } {
+  const waiting = new Map<string, () => void>();
+  return {
+    hold: (sessionId) => new Promise((resolve) => { waiting.set(sessionId, resolve); }),
+    open: (sessionId) => { waiting.get(sessionId)?.(); },
+    openAll: () => { for (const open of waiting.values()) open(); },
+  };
+}
+
 describe('inline turns', () => {
   it('runs the turn in this process at once, with no queue job, and leaves nothing watched', async () => {
     const { worker, ran } = await inlineWorker();
@@ -166,55 +176,37 @@ describe('inline turns', () => {
     expect(await jobsEver()).toBe(0);
   });
 
-  it('keeps to the worker\'s concurrency, inline and queued turns together, one slot always the queue\'s', async () => {
-    const gates = new Map<string, () => void>();
-    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
-    const { worker, ran } = await inlineWorker({ concurrency: 2, work: (sessionId) => (sessionId === 's-c' ? Promise.resolve() : held(sessionId)) });
-    try {
-      await worker.startTurn('s-a', 'm-a');
-      // One inline turn runs; the last slot is the queue's, so s-b gets a job, which runs at once.
-      await worker.startTurn('s-b', 'm-b');
-      await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b']); });
-      // Both slots are taken: s-c waits here, its lock held and watched, with no job.
-      await worker.startTurn('s-c', 'm-c');
-      expect(await jobsEver()).toBe(1);
-      expect(await resources.redis('worker').exists(sessionLockKey(prefix(), 's-c'))).toBe(1);
-      expect(ran).toEqual(['s-a', 's-b']);
-      // The queue's slot frees first: s-c takes it, as a job.
-      gates.get('s-b')?.();
-      await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b', 's-c']); }, { timeout: 5000 });
-      expect(await jobsEver()).toBe(2);
-    } finally {
-      for (const open of gates.values()) open();
-    }
-  });
-
-  it('gives the queue\'s free slot one job, not one per start while the worker is still fetching it', async () => {
-    const gates = new Map<string, () => void>();
-    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
-    const { worker, ran } = await inlineWorker({ concurrency: 2, work: (sessionId) => (sessionId === 's-c' ? Promise.resolve() : held(sessionId)) });
+  // The queue's one slot gets one job: s-c waits here whether it asks once s-b's job runs, or
+  // back to back with s-b, before the worker has fetched that job.
+  it.each([
+    ['once the queue\'s job runs', true],
+    ['while the worker is still fetching the queue\'s job', false],
+  ])('keeps to the worker\'s concurrency, inline and queued turns together, one slot the queue\'s: a third session asking %s waits here', async (_when, afterJobRuns) => {
+    const gate = gates();
+    const { worker, ran } = await inlineWorker({ concurrency: 2, work: (sessionId) => (sessionId === 's-c' ? Promise.resolve() : gate.hold(sessionId)) });
     try {
       await worker.startTurn('s-a', 'm-a');
       await vi.waitFor(() => { expect(ran).toEqual(['s-a']); });
-      // Back to back: s-b's job is added, and s-c asks before the worker has fetched it.
+      // One inline turn runs; the last slot is the queue's, so s-b gets a job, which runs at once.
       await worker.startTurn('s-b', 'm-b');
+      if (afterJobRuns) await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b']); });
+      // Both slots are taken (or promised): s-c waits here, its lock held and watched, with no job.
       await worker.startTurn('s-c', 'm-c');
       expect(await jobsEver()).toBe(1);
       await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b']); });
       expect(await resources.redis('worker').exists(sessionLockKey(prefix(), 's-c'))).toBe(1);
-      // s-b's job ends and frees the queue's slot: s-c, waiting here, takes it.
-      gates.get('s-b')?.();
+      // The queue's slot frees first: s-c takes it, as a job.
+      gate.open('s-b');
       await vi.waitFor(() => { expect(ran).toEqual(['s-a', 's-b', 's-c']); }, { timeout: 5000 });
       expect(await jobsEver()).toBe(2);
     } finally {
-      for (const open of gates.values()) open();
+      gate.openAll();
     }
   });
 
   it('keeps a busy process\'s next sessions waiting here, not in the queue, and runs each as an inline slot frees', async () => {
-    const gates = new Map<string, () => void>();
-    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
-    const { worker, ran } = await inlineWorker({ concurrency: 3, work: (sessionId) => (sessionId.startsWith('s-wait') ? Promise.resolve() : held(sessionId)) });
+    const gate = gates();
+    const { worker, ran } = await inlineWorker({ concurrency: 3, work: (sessionId) => (sessionId.startsWith('s-wait') ? Promise.resolve() : gate.hold(sessionId)) });
     try {
       await worker.startTurn('s-a', 'm-a');
       await worker.startTurn('s-b', 'm-b');
@@ -226,21 +218,20 @@ describe('inline turns', () => {
       expect(await jobsEver()).toBe(2);
       expect(ran).toHaveLength(3);
       // An inline turn ends: the waiting sessions run here, in order, with no job of their own.
-      gates.get('s-a')?.();
+      gate.open('s-a');
       await vi.waitFor(() => { expect(ran.slice(3, 6)).toEqual(['s-wait-1', 's-wait-2', 's-wait-3']); });
       expect(await jobsEver()).toBe(2);
-      gates.get('s-c')?.();
+      gate.open('s-c');
       await vi.waitFor(() => { expect(ran).toContain('s-wait-4'); }, { timeout: 5000 });
     } finally {
-      for (const open of gates.values()) open();
+      gate.openAll();
     }
   });
 
   it('hands the sessions waiting here to the queue when it closes, and each still runs once', async () => {
-    const gates = new Map<string, () => void>();
-    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const gate = gates();
     const pending = mailbox();
-    const { worker, ran } = await inlineWorker({ concurrency: 2, pending, work: (sessionId) => (sessionId === 's-waiting' ? Promise.resolve() : held(sessionId)) });
+    const { worker, ran } = await inlineWorker({ concurrency: 2, pending, work: (sessionId) => (sessionId === 's-waiting' ? Promise.resolve() : gate.hold(sessionId)) });
     for (const sessionId of ['s-run', 's-queued']) {
       await pending.add(sessionId);
       await worker.startTurn(sessionId, `m-${sessionId}`);
@@ -252,7 +243,7 @@ describe('inline turns', () => {
     const closing = worker.close();
     await vi.waitFor(async () => { expect(await jobsEver()).toBe(2); });
     expect(await resources.redis('worker').exists(sessionLockKey(prefix(), 's-waiting'))).toBe(0);
-    for (const open of gates.values()) open();
+    gate.openAll();
     await closing;
     const other = await inlineWorker({ pending });
     await vi.waitFor(() => { expect([...ran, ...other.ran].filter((sessionId) => sessionId === 's-waiting')).toEqual(['s-waiting']); }, { timeout: 5000 });
@@ -260,14 +251,13 @@ describe('inline turns', () => {
   });
 
   it('leaves a waiting session whose lock was lost to the sweeper, which runs its turn once', async () => {
-    const gates = new Map<string, () => void>();
-    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const gate = gates();
     const pending = mailbox();
     const redis = resources.redis('worker');
     /** Whether each run of s-lost held the session's lock. */
     const locked: number[] = [];
     const work = async (sessionId: string): Promise<void> => {
-      if (sessionId !== 's-lost') return held(sessionId);
+      if (sessionId !== 's-lost') return gate.hold(sessionId);
       locked.push(await redis.exists(sessionLockKey(prefix(), sessionId)));
     };
     const { worker, ran } = await inlineWorker({ concurrency: 2, lockTtlMs: 400, pending, work });
@@ -284,23 +274,22 @@ describe('inline turns', () => {
       expect(ran).toEqual(['s-run', 's-queued']);
       // An inline slot frees, then the queue's: the lost lease is passed over, not run without its
       // lock, and the job runs the turn.
-      gates.get('s-run')?.();
+      gate.open('s-run');
       await vi.waitFor(async () => { expect(await redis.exists(sessionLockKey(prefix(), 's-run'))).toBe(0); });
-      gates.get('s-queued')?.();
+      gate.open('s-queued');
       await vi.waitFor(() => { expect(ran).toEqual(['s-run', 's-queued', 's-lost']); }, { timeout: 5000 });
       expect(await pending.has('s-lost')).toBe(false);
       await vi.waitFor(async () => { expect(await redis.zscore(inlineTurnsKey(prefix()), 's-lost')).toBeNull(); });
     } finally {
-      for (const open of gates.values()) open();
+      gate.openAll();
     }
     expect(locked).toEqual([1]);
   });
 
   it('leaves the watch entry when a waiting session cannot be handed to the queue, and the sweeper schedules it later', async () => {
-    const gates = new Map<string, () => void>();
-    const held = (sessionId: string): Promise<void> => new Promise((resolve) => { gates.set(sessionId, resolve); });
+    const gate = gates();
     const pending = mailbox();
-    const { worker } = await inlineWorker({ concurrency: 2, lockTtlMs: 400, pending, work: (sessionId) => (sessionId === 's-stranded' ? Promise.resolve() : held(sessionId)) });
+    const { worker } = await inlineWorker({ concurrency: 2, lockTtlMs: 400, pending, work: (sessionId) => (sessionId === 's-stranded' ? Promise.resolve() : gate.hold(sessionId)) });
     const redis = resources.redis('worker');
     for (const sessionId of ['s-run', 's-queued']) await worker.startTurn(sessionId, `m-${sessionId}`);
     await vi.waitFor(async () => { expect(await redis.exists(sessionLockKey(prefix(), 's-queued'))).toBe(1); });
@@ -312,7 +301,7 @@ describe('inline turns', () => {
     await vi.waitFor(async () => { expect(await redis.exists(sessionLockKey(prefix(), 's-stranded'))).toBe(0); });
     expect(await redis.zscore(inlineTurnsKey(prefix()), 's-stranded')).not.toBeNull();
     add.mockRestore();
-    for (const open of gates.values()) open();
+    gate.openAll();
     await closing;
     // Another worker's sweeper finds the entry without its lock and schedules the turn once.
     const other = await inlineWorker({ lockTtlMs: 400, pending });
