@@ -108,7 +108,8 @@ export interface InlineTurns {
   /**
    * Runs the session's turn here (resolves once it started, or waits here, not when it ends);
    * schedules a job when the process is full; does nothing when the session is held, whose holder
-   * takes the work (held here, it only notes the start: see the module's comment). `accepted`, when given, is the accept of the message that asks, sent on
+   * takes the work (held here, it only notes the start: see the module's comment). `accepted`,
+   * when given, is the accept of the message that asks, sent on
    * {@link InlineTurnsOptions.startRedis} and not yet answered: the lock's claim is sent at once
    * behind it on that connection (Redis runs it after the accept), while a job is scheduled only
    * once it resolved, since a job's turn could otherwise begin before the message is in the mailbox.

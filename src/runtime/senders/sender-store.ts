@@ -213,12 +213,12 @@ export function createSenderStore(options: SenderStoreOptions): SenderStore {
     return Object.entries(entries).map(([address, json]) => ({ ...(JSON.parse(json) as SenderDecision), channel, address, state }));
   };
 
+  const guardOf = (channel: string, address: string): AcceptGuard => ({ blockedKey: channelKey(channel, 'blocked'), blockedField: address, heldKey: channelKey(channel, `held:${address}`) });
   /**
    * A sender the policy lets in by itself (an open channel, a known person, an `allow:` entry):
    * only a block, and held messages to let through first, matter. Two reads in one round trip,
    * the same the script's first branch makes, without a script's cost on every message.
    */
-  const guardOf = (channel: string, address: string): AcceptGuard => ({ blockedKey: channelKey(channel, 'blocked'), blockedField: address, heldKey: channelKey(channel, `held:${address}`) });
   const admitListed = async (injection: Injection): Promise<AdmitResult> => {
     const guard = guardOf(injection.channel, injection.sender.id);
     // Sent in the same tick, the two leave in one socket write (the clients coalesce a tick's writes).

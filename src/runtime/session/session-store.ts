@@ -73,20 +73,6 @@ export interface TurnInProgress {
 }
 
 /**
- * A session's durable state in Redis: the mailbox of injections not yet taken by a turn, the
- * running turn, its inbox, and the conversation history.
- *
- * Keys (`<p>` the prefix, `<s>` the session id) and what bounds each: `<p>:s:<s>:pending` (list;
- * emptied by the next turn), `<p>:s:<s>:inbox` (list) and `<p>:s:<s>:turn` (JSON) (both deleted
- * when the turn finishes), `<p>:s:<s>:hist` (list, one message's JSON each: a turn appends what it
- * added and drops from the front what the runner trimmed to the actor's token budget) with
- * `<p>:s:<s>:histv` (the id of the turn that wrote it), both expiring `historyTtlSeconds` after the
- * last turn; `<p>:s:<s>:history` is the single-string form earlier versions wrote, read once and
- * replaced; `<p>:inj:<injection id>` (de-duplication, expires after `dedupeTtlSeconds`); and the
- * conversation index's `<p>:conv:idx` and `<p>:conv:sum`, shared by every session (bounded as
- * `src/runtime/inspect/conversation-index-layout.ts` says).
- */
-/**
  * What a guarded accept looks at first, as the sender store keeps it: the sender's field in the
  * channel's hash of blocked senders, and the sender's list of held messages.
  */
@@ -102,6 +88,20 @@ export interface AcceptGuard {
  */
 export type GuardedAccept = 'accepted' | 'duplicate' | 'guarded';
 
+/**
+ * A session's durable state in Redis: the mailbox of injections not yet taken by a turn, the
+ * running turn, its inbox, and the conversation history.
+ *
+ * Keys (`<p>` the prefix, `<s>` the session id) and what bounds each: `<p>:s:<s>:pending` (list;
+ * emptied by the next turn), `<p>:s:<s>:inbox` (list) and `<p>:s:<s>:turn` (JSON) (both deleted
+ * when the turn finishes), `<p>:s:<s>:hist` (list, one message's JSON each: a turn appends what it
+ * added and drops from the front what the runner trimmed to the actor's token budget) with
+ * `<p>:s:<s>:histv` (the id of the turn that wrote it), both expiring `historyTtlSeconds` after the
+ * last turn; `<p>:s:<s>:history` is the single-string form earlier versions wrote, read once and
+ * replaced; `<p>:inj:<injection id>` (de-duplication, expires after `dedupeTtlSeconds`); and the
+ * conversation index's `<p>:conv:idx` and `<p>:conv:sum`, shared by every session (bounded as
+ * `src/runtime/inspect/conversation-index-layout.ts` says).
+ */
 export interface SessionStore {
   /** Puts an injection in the session's mailbox once; `false` when this id was seen before. */
   accept(sessionId: string, injection: Injection): Promise<boolean>;
