@@ -42,7 +42,7 @@ function mailbox(): Mailbox {
 }
 
 /** A worker with its queue (so it runs turns inline); `work` is each turn, `pending` the work waiting. */
-async function inlineWorker(options: { readonly work?: (sessionId: string, lease: TurnLease) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number } = {}): Promise<Worked> {
+async function inlineWorker(options: { readonly work?: (sessionId: string, lease: TurnLease) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number; readonly hasWork?: (sessionId: string) => Promise<boolean> } = {}): Promise<Worked> {
   const ran: string[] = [];
   // The fail-fast client of the claims, ready before the first (as the service's shared client).
   const startRedis = resources.redis('producer');
@@ -60,7 +60,7 @@ async function inlineWorker(options: { readonly work?: (sessionId: string, lease
       await pending.take(sessionId);
       await options.work?.(sessionId, lease);
     },
-    hasWork: (sessionId) => pending.has(sessionId),
+    hasWork: options.hasWork ?? ((sessionId) => pending.has(sessionId)),
   }));
   if (worker.startTurn === undefined) throw new Error('a worker given its queue runs turns inline');
   return { worker: worker as Worked['worker'], ran };
@@ -136,6 +136,32 @@ describe('inline turns', () => {
     answer?.();
     await vi.waitFor(() => { expect(ran).toEqual(['s-late', 's-late']); }, { timeout: 5000 });
     expect(await jobsEver()).toBe(0);
+  });
+
+  it('hands the session to the queue when the look at its work after the holder fails, and the job runs the message', async () => {
+    const pending = mailbox();
+    let failures = 0;
+    const hasWork = (sessionId: string): Promise<boolean> => {
+      if (failures === 0) return pending.has(sessionId);
+      failures -= 1;
+      return Promise.reject(new Error('Redis went away'));
+    };
+    let finish: (() => void) | undefined;
+    const long = new Promise<void>((resolve) => { finish = resolve; });
+    const { worker, ran } = await inlineWorker({ pending, hasWork, work: () => (ran.length === 1 ? long : Promise.resolve()) });
+    const lockKey = sessionLockKey(prefix(), 's-review');
+    await worker.startTurn('s-review', 'm-1');
+    await vi.waitFor(() => { expect(ran).toEqual(['s-review']); });
+    let answer: (() => void) | undefined;
+    await worker.startTurn('s-review', 'm-2', new Promise<void>((resolve) => { answer = resolve; }));
+    finish?.();
+    await vi.waitFor(async () => { expect(await resources.redis('worker').exists(lockKey)).toBe(0); });
+    await pending.add('s-review');
+    failures = 1;
+    answer?.();
+    await vi.waitFor(async () => { expect(await jobsEver()).toBe(1); });
+    await vi.waitFor(() => { expect(ran).toEqual(['s-review', 's-review']); }, { timeout: 5000 });
+    expect(failures).toBe(0);
   });
 
   it('starts nothing more for a noted start whose accept failed, when the session has no work', async () => {

@@ -137,9 +137,8 @@ const QUEUE_PICKUP_MS = 250;
 /** A session held in this process: the key of its first start, and the accepts of the starts it absorbed. */
 interface Held {
   readonly key: string;
-  absorbed: boolean;
-  /** Settles once every absorbed start's accept was answered (or failed). */
-  accepts: Promise<unknown>;
+  /** Settles once every absorbed start's accept was answered (or failed); absent until one was absorbed. */
+  accepts?: Promise<unknown>;
 }
 
 /** Most entries one sweep looks at. */
@@ -202,7 +201,7 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
    */
   const holding = new Map<string, Held>();
   const hold = (sessionId: string, key: string): void => {
-    if (!holding.has(sessionId)) holding.set(sessionId, { key, absorbed: false, accepts: Promise.resolve() });
+    if (!holding.has(sessionId)) holding.set(sessionId, { key });
   };
   /** Reviews in flight, waited for on close. */
   const reviews = new Set<Promise<void>>();
@@ -215,9 +214,10 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   const reviewAbsorbed = (sessionId: string): void => {
     const held = holding.get(sessionId);
     holding.delete(sessionId);
-    if (held?.absorbed !== true) return;
+    const accepts = held?.accepts;
+    if (held === undefined || accepts === undefined) return;
     const review: Promise<void> = (async () => {
-      await held.accepts;
+      await accepts;
       if (await options.hasWork(sessionId)) await start(sessionId, held.key);
     })()
       .catch(async (error: unknown) => {
@@ -324,7 +324,6 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   const start = async (sessionId: string, key: string, accepted?: Promise<unknown>): Promise<void> => {
     const held = closing ? undefined : holding.get(sessionId);
     if (held !== undefined) {
-      held.absorbed = true;
       // Chained, so a long-held session keeps one promise however many starts it absorbs.
       held.accepts = Promise.allSettled([held.accepts, accepted]);
       return;
@@ -332,7 +331,7 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     if (!closing && fits()) return runHere(sessionId, key);
     // Full: wait here unless the queue's slot would run it at once, or the backlog is full too.
     if (!closing && !queueSlotFree() && waitRoom()) return waitHere(sessionId, key);
-    promiseQueueSlot();
+    if (queueSlotFree()) promiseQueueSlot();
     await accepted;
     return schedule(sessionId, key);
   };

@@ -5,17 +5,17 @@
  * whatever the key contains, and has a fixed length.
  */
 import { createHash } from 'node:crypto';
+import { recentMap } from '../src/runtime/memo/recent-map.ts';
 
 /** Digests kept for the keys hashed last: one delivery's key is hashed for its job id, ledger and tag. */
 const RECENT_DIGESTS = 256;
-const recentDigests = new Map<string, string>();
+const recentDigests = recentMap<string, string>(RECENT_DIGESTS);
 
 /** Lower-case hex SHA-256 of the UTF-8 bytes of `value` (64 characters). */
 export function sha256Hex(value: string): string {
   let digest = recentDigests.get(value);
   if (digest === undefined) {
     digest = createHash('sha256').update(value, 'utf8').digest('hex');
-    if (recentDigests.size >= RECENT_DIGESTS) recentDigests.delete(recentDigests.keys().next().value as string);
     recentDigests.set(value, digest);
   }
   return digest;

@@ -106,6 +106,27 @@ describe('inbound intake', () => {
     expect(asked).toEqual(['web:lost']);
   });
 
+  it('fails the intake when a guarded accept fails, without asking the gate or storing the message another way', async () => {
+    let admits = 0;
+    let plainAccepts = 0;
+    const intake = createInboundIntake({
+      sessions: {
+        accept: () => { plainAccepts += 1; return Promise.resolve(true); },
+        acceptUnless: () => Promise.reject(new Error('Redis went away')),
+      },
+      scheduleTurn: () => Promise.resolve(),
+      decisions: { enqueue: () => Promise.reject(new Error('no decisions here')) },
+      textRepliesDecide: textDecides,
+      senders: {
+        quick: () => ({ way: 'guarded', guard: { blockedKey: 'b', blockedField: 'browser-1', heldKey: 'h' }, allowed: () => Promise.resolve() }),
+        admit: () => { admits += 1; return Promise.resolve({ admitted: true }); },
+      },
+    });
+    // The channel answers with an error, so its sender sends the message again.
+    await expect(intake.enqueue(sampleInjection('web:guarded-lost'))).rejects.toThrow('Redis went away');
+    expect([admits, plainAccepts]).toEqual([0, 0]);
+  });
+
   it('sends decisions to the decision queue and never to a mailbox', async () => {
     const { intake, sessions, decided, scheduled } = await setUp();
     const button = sampleInjection('web:button', { kind: 'approval-response', data: { approvalId: 'apr_1', decision: 'granted' } });

@@ -98,11 +98,14 @@ async function withTurn<T>(options: MailboxOptions, sessionId: string, key: stri
 
 /**
  * Accepts the message of a sender the policy lets in by itself, the accept checking the sender's
- * block and held messages in its own script; `undefined` when it stored nothing for them.
+ * block and held messages in its own script; `undefined` when it stored nothing for them (or the
+ * mailboxes have no such accept).
  */
-async function acceptGuarded(options: MailboxOptions, acceptUnless: NonNullable<SessionStore['acceptUnless']>, injection: Injection, quick: Extract<QuickAdmission, { way: 'guarded' }>): Promise<IntakeResult | undefined> {
+async function acceptGuarded(options: MailboxOptions, injection: Injection, quick: Extract<QuickAdmission, { way: 'guarded' }>): Promise<IntakeResult | undefined> {
+  const { sessions } = options;
+  if (sessions.acceptUnless === undefined) return undefined;
   const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
-  const answer = await withTurn(options, sessionId, injection.id, acceptUnless(sessionId, injection, quick.guard));
+  const answer = await withTurn(options, sessionId, injection.id, sessions.acceptUnless(sessionId, injection, quick.guard));
   if (answer === 'guarded') return undefined;
   await quick.allowed();
   return { duplicate: answer === 'duplicate' };
@@ -120,10 +123,9 @@ export function createInboundIntake(options: InboundIntakeOptions): InboundIntak
     async enqueue(injection) {
       if (isDecision(injection, options.textRepliesDecide)) return options.decisions.enqueue(injection);
       const quick = options.senders?.quick?.(injection);
-      const acceptUnless = options.sessions.acceptUnless?.bind(options.sessions);
-      if (quick?.way === 'guarded' && acceptUnless !== undefined) {
+      if (quick?.way === 'guarded') {
         // Blocked, or with messages held, the sender is then asked about as any other.
-        const accepted = await acceptGuarded(options, acceptUnless, injection, quick);
+        const accepted = await acceptGuarded(options, injection, quick);
         if (accepted !== undefined) return accepted;
       }
       if (options.senders !== undefined && quick?.way !== 'free') {

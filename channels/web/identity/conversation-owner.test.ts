@@ -20,4 +20,12 @@ describe('conversation owners', () => {
     await expect(owners.claim('c1', winner, owners.read('c1'))).resolves.toBeUndefined();
     await expect(owners.claim('c1', winner === 'b_a' ? 'b_b' : 'b_a', owners.read('c1'))).rejects.toMatchObject({ code: 'http.forbidden' });
   });
+
+  it('judges by the owner it is handed, without reading it again', async () => {
+    const redis = await connect();
+    const owners = createConversationOwners({ redis, prefix: prefix() });
+    // Redis says nobody owns c2, but the caller read b_x as its owner: b_y is refused, nothing is claimed.
+    await expect(owners.claim('c2', 'b_y', Promise.resolve('b_x'))).rejects.toMatchObject({ code: 'http.forbidden' });
+    expect(await owners.read('c2')).toBeNull();
+  });
 });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { recentMap } from '../memo/recent-map.ts';
 
 /** The kinds of entries in a session's event log. */
 export type EventLogType =
@@ -137,15 +138,10 @@ const REMEMBERED_EXPIRIES = 10_000;
  * only once `refreshMs` have passed since; `due` says whether it is time, `set` records it.
  */
 function expiryMemo(refreshMs: number, now: () => number): { due(sessionId: string): boolean; set(sessionId: string): void } {
-  const setAt = new Map<string, number>();
+  const setAt = recentMap<string, number>(REMEMBERED_EXPIRIES);
   return {
     due: (sessionId) => now() - (setAt.get(sessionId) ?? -Infinity) >= refreshMs,
-    set(sessionId) {
-      // Deleted first, so the map's order is the order of setting and the oldest go first.
-      setAt.delete(sessionId);
-      setAt.set(sessionId, now());
-      if (setAt.size > REMEMBERED_EXPIRIES) setAt.delete(setAt.keys().next().value as string);
-    },
+    set: (sessionId) => { setAt.set(sessionId, now()); },
   };
 }
 

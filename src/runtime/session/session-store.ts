@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { recentMap } from '../memo/recent-map.ts';
 import { defineScript, runScript } from '../redis/redis-script.ts';
 import { scanKeys } from '../redis/redis-client.ts';
 import type { Injection } from '../injection.ts';
@@ -256,27 +257,6 @@ function readHistory(reply: readonly [string[], string, number], cached: KnownHi
   return { version, messages: items.map((item) => JSON.parse(item) as ModelMessage), sizes: items.map((item) => item.length) };
 }
 
-/** A small least-recently-used map of the histories this process read or wrote last. */
-function historyCache(size: number): { get(sessionId: string): KnownHistory | undefined; set(sessionId: string, known: KnownHistory): void } {
-  const entries = new Map<string, KnownHistory>();
-  return {
-    get(sessionId) {
-      const known = entries.get(sessionId);
-      if (known !== undefined) {
-        entries.delete(sessionId);
-        entries.set(sessionId, known);
-      }
-      return known;
-    },
-    set(sessionId, known) {
-      if (size <= 0) return;
-      entries.delete(sessionId);
-      entries.set(sessionId, known);
-      if (entries.size > size) entries.delete(entries.keys().next().value ?? '');
-    },
-  };
-}
-
 /** The key of one part (`turn`, `pending`, `inbox`, `hist`, …) of a session's state under `prefix`. */
 function sessionKey(prefix: string, sessionId: string, part: string): string {
   return `${prefix}:s:${sessionId}:${part}`;
@@ -298,7 +278,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const historyTtl = options.historyTtlSeconds ?? 90 * 24 * 3600;
   const key = (sessionId: string, part: string): string => sessionKey(prefix, sessionId, part);
   const parseInjections = (raw: string[]): Injection[] => raw.map((item) => JSON.parse(item) as Injection);
-  const known = historyCache(options.historyCacheSize ?? 1000);
+  // The histories this process read or wrote last, least recently used forgotten first.
+  const known = recentMap<string, KnownHistory>(options.historyCacheSize ?? 1000, { refreshOnGet: true });
   const index = options.conversations === false ? undefined : (options.conversations ?? conversationIndexLayout(prefix));
   // Without an index the scripts still get its two keys (never touched), so their shape is one.
   const indexKeys = [index?.indexKey ?? `${prefix}:conv:idx`, index?.summaryKey ?? `${prefix}:conv:sum`];
