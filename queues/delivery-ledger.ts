@@ -10,6 +10,7 @@
  * States: `sending` (intent recorded, outcome unknown), `sent` (receipt recorded), `failed` (the
  * sender reported that it did not send). Each write pushes the expiry forward to `ttlMs`.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { sha256Hex } from './job-ids.ts';
 import type { SendReceipt } from './outbound-types.ts';
@@ -18,14 +19,19 @@ import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 
 /**
  * KEYS[1] ledger hash. ARGV: now, jobId, ttlMs, idempotencyKey, resendUnconfirmed: '1' (always),
- * '0' (never) or '=<ms>' (only while the open intent is still the one recorded at <ms>).
+ * '0' (never) or '=<ms>' (only while the open intent is still the one recorded at <ms>), and the
+ * intent's own random id.
  * Returns {'sent', receipt} | {'unconfirmed', sendingSince, silentSince or ''} | {'proceed', previousState}.
- * A new intent drops the earlier one's `silentSince`.
+ * A new intent drops the earlier one's `silentSince`. An open intent with the same id is this
+ * very call sent again (its first answer lost with the connection): it proceeds as it did then.
  */
 const BEGIN = defineScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if state == 'sent' then
   return {'sent', redis.call('HGET', KEYS[1], 'receipt')}
+end
+if state == 'sending' and redis.call('HGET', KEYS[1], 'intent') == ARGV[6] then
+  return {'proceed', redis.call('HGET', KEYS[1], 'previousState') or 'new'}
 end
 if state == 'sending' and ARGV[5] ~= '1' then
   local since = redis.call('HGET', KEYS[1], 'sendingSince') or ''
@@ -34,7 +40,7 @@ if state == 'sending' and ARGV[5] ~= '1' then
   end
 end
 redis.call('HDEL', KEYS[1], 'silentSince')
-redis.call('HSET', KEYS[1], 'state', 'sending', 'sendingSince', ARGV[1], 'jobId', ARGV[2], 'idempotencyKey', ARGV[4])
+redis.call('HSET', KEYS[1], 'state', 'sending', 'sendingSince', ARGV[1], 'jobId', ARGV[2], 'idempotencyKey', ARGV[4], 'intent', ARGV[6], 'previousState', state or 'new')
 redis.call('HINCRBY', KEYS[1], 'sendCalls', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {'proceed', state or 'new'}
@@ -152,7 +158,7 @@ export function createDeliveryLedger(options: DeliveryLedgerOptions): DeliveryLe
   const keyOf = (idempotencyKey: string): string => deliveryLedgerKey(prefix, idempotencyKey);
 
   const begin = async (idempotencyKey: string, jobId: string, resend: string): Promise<LedgerBegin> => {
-    const reply = await runScript(redis, BEGIN, [keyOf(idempotencyKey)], [Date.now(), jobId, ttlMs, idempotencyKey, resend]);
+    const reply = await runScript(redis, BEGIN, [keyOf(idempotencyKey)], [Date.now(), jobId, ttlMs, idempotencyKey, resend, randomUUID()]);
     const [kind, value, silent] = Array.isArray(reply) ? (reply as unknown[]) : [];
     if (kind === 'sent') return { kind, receipt: parseReceipt(value) };
     if (kind === 'unconfirmed') {

@@ -21,6 +21,7 @@
  * Keys: `<prefix>:outbound-rate:{<channel>:<sha256(address)>}:<sent|line|leases|seq>`, one hash
  * tag per destination so the four keys share a Redis Cluster slot. They expire once idle.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 import { sha256Hex } from './job-ids.ts';
@@ -31,12 +32,15 @@ import { limitArgs, SHARED_WINDOWS_LUA, sharedWindowArgs, sharedWindowKeys, type
 /**
  * KEYS: 1 sent (zset: grant id -> time), 2 line (zset: job id -> order), 3 leases (hash: job id ->
  * expiry; `~held`: the first in line held back by a shared limit, which those behind it wait
- * for), 4 seq (counter), 5-7 the shared keys of `send-windows.ts`.
+ * for; `~granted`: the call id of the last grant), 4 seq (counter), 5-7 the shared keys of `send-windows.ts`.
  * ARGV: 1 job id, 2 max (0: no destination limit), 3 durationMs, 4 graceMs, 5-8 the shared
- * window arguments of `send-windows.ts`.
- * Returns 0 when the send may go now, otherwise the wait in milliseconds.
+ * window arguments of `send-windows.ts`, 9 the call's own random id.
+ * Returns 0 when the send may go now, otherwise the wait in milliseconds. The last grant's call
+ * id is kept (`~granted` in leases), so the same call sent again (its first answer lost with the
+ * connection) is granted as before, not counted twice.
  */
 const ACQUIRE = defineScript(`${SHARED_WINDOWS_LUA}
+if redis.call('HGET', KEYS[3], '~granted') == ARGV[9] then return 0 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local me, max, window, grace = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -76,6 +80,7 @@ if rank < free and wait == 0 then
   shared_count(shared_keys, shared_args)
   redis.call('ZREM', KEYS[2], me)
   redis.call('HDEL', KEYS[3], me)
+  redis.call('HSET', KEYS[3], '~granted', ARGV[9])
   if redis.call('HGET', KEYS[3], '~held') == me then redis.call('HDEL', KEYS[3], '~held') end
 else
   if shared_held and not holder then redis.call('HSET', KEYS[3], '~held', me) end
@@ -134,7 +139,7 @@ export function createDestinationRateLimit(options: DestinationRateLimitOptions)
   return {
     async acquire(channel, address, jobId, limit, shared = {}) {
       const keys = [...['sent', 'line', 'leases', 'seq'].map((part) => destinationRateKey(prefix, channel, address, part)), ...sharedWindowKeys(prefix, channel, shared)];
-      const reply = await runScript(options.redis, ACQUIRE, keys, [jobId, ...limitArgs(limit), waiterGraceMs, ...sharedWindowArgs(shared)]);
+      const reply = await runScript(options.redis, ACQUIRE, keys, [jobId, ...limitArgs(limit), waiterGraceMs, ...sharedWindowArgs(shared), randomUUID()]);
       return Math.max(0, Number(reply));
     },
   };

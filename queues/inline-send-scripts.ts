@@ -88,11 +88,15 @@ return 1
 /**
  * Takes up to ARGV[1] outbox entries whose lease ran out (their sender died mid-send): returns
  * `key, delivery JSON` pairs and pushes their deadline ARGV[2] ms on, so two sweepers do not both
- * take one for long; the caller hands each to the queue and then drops it.
+ * take one for long; the caller hands each to the queue and then drops it. What a pass took is
+ * kept for ARGV[2] ms under the pass's own key, KEYS[3], so the same pass sent again (its first
+ * answer lost with the connection) gets the same entries instead of none.
  *
- * KEYS: 1 outbox deadlines, 2 outbox deliveries.
+ * KEYS: 1 outbox deadlines, 2 outbox deliveries, 3 this pass's record.
  */
 export const TAKE_EXPIRED = defineScript(`
+local previous = redis.call('GET', KEYS[3])
+if previous then return cjson.decode(previous) end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local keys = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
@@ -102,6 +106,7 @@ for _, key in ipairs(keys) do
   taken[#taken + 1] = key
   taken[#taken + 1] = redis.call('HGET', KEYS[2], key) or ''
 end
+if #taken > 0 then redis.call('SET', KEYS[3], cjson.encode(taken), 'PX', ARGV[2]) end
 return taken
 `);
 

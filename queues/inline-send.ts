@@ -66,9 +66,9 @@ export interface InlineSendOptions {
   readonly retryDelayMs: (error: Error, retryAfterMs: number | undefined) => number;
 }
 
-/** The outbox keys: deadlines (zset) and deliveries (hash), both keyed by idempotency key. */
-export function outboxKeys(prefix: string): { readonly due: string; readonly deliveries: string } {
-  return { due: `${prefix}:outbox:due`, deliveries: `${prefix}:outbox:deliveries` };
+/** The outbox keys: deadlines (zset) and deliveries (hash), both keyed by idempotency key, and a sweep pass's record of what it took. */
+export function outboxKeys(prefix: string): { readonly due: string; readonly deliveries: string; readonly pass: (passId: string) => string } {
+  return { due: `${prefix}:outbox:due`, deliveries: `${prefix}:outbox:deliveries`, pass: (passId) => `${prefix}:outbox:pass:${passId}` };
 }
 
 function toError(thrown: unknown): Error {

@@ -11,6 +11,7 @@ import { failedDelivery, type DeliveryFailureReason, type DeliveryFailures } fro
 import type { DeliveryLedger } from './delivery-ledger.ts';
 import type { DestinationRateLimit } from './destination-rate-limit.ts';
 import type { ChannelRateLimit, ChannelSender, DeliveryAttemptEvent, DeliveryErrorSummary, OutboundDelivery, SendReceipt } from './outbound-types.ts';
+import { moveToDelayed } from './move-to-delayed.ts';
 import type { RetryDelays } from './retry-delay.ts';
 import { sharedLimitsOf, type SharedLimits } from './send-windows.ts';
 import { resolveUnconfirmed, UnconfirmedSendError } from './unconfirmed-send.ts';
@@ -101,7 +102,7 @@ export function createDeliveryProcessor(options: DeliveryProcessorOptions): Deli
     if (waitMs <= 0) return false;
     const nextAttemptAt = Date.now() + waitMs;
     await report({ delivery, attempt, outcome: 'deferred', error: { code: 'delivery.rate_limited', message: limitsMessage(limit, shared) }, nextAttemptAt });
-    await job.moveToDelayed(nextAttemptAt, token);
+    await moveToDelayed(job, nextAttemptAt, token);
     return true;
   };
 

@@ -4,6 +4,7 @@
  * every `intervalMs` costs one script call when there is nothing to do. The queue's processor then
  * finds the intent without an outcome and applies the sender's rule for unconfirmed sends.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { runScript } from '../src/runtime/redis/redis-script.ts';
 import { DROP_ENTRY, TAKE_EXPIRED } from './inline-send-scripts.ts';
@@ -47,7 +48,7 @@ function parseDelivery(json: string): OutboundDelivery | undefined {
 /** One pass: hands every expired entry to the queue; how many it handed over. */
 export async function sweepOutbox(options: Omit<OutboxSweeperOptions, 'intervalMs' | 'onError'>): Promise<number> {
   const keys = outboxKeys(options.prefix);
-  const reply = await runScript(options.redis, TAKE_EXPIRED, [keys.due, keys.deliveries], [BATCH, 60_000]);
+  const reply = await runScript(options.redis, TAKE_EXPIRED, [keys.due, keys.deliveries, keys.pass(randomUUID())], [BATCH, 60_000]);
   const flat = Array.isArray(reply) ? (reply as unknown[]).map(String) : [];
   let handed = 0;
   for (let index = 0; index + 1 < flat.length; index += 2) {

@@ -16,12 +16,16 @@ import { checkPrefix } from './redis-connections.ts';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 
 /**
- * Takes KEYS[1] for token ARGV[1] with a lifetime of ARGV[2] ms if nobody holds it: -1 when taken,
- * otherwise how many ms the current holder's lock still lives (0 when it has no expiry left). With
- * KEYS[2] (a watch set), a taking also adds member ARGV[4] to it with score ARGV[3] (now, ms).
+ * Takes KEYS[1] for token ARGV[1] with a lifetime of ARGV[2] ms if nobody else holds it: -1 when
+ * taken, otherwise how many ms the current holder's lock still lives (0 when it has no expiry
+ * left). With KEYS[2] (a watch set), a taking also adds member ARGV[4] to it with score ARGV[3]
+ * (now, ms). A lock already holding ARGV[1] is taken again: the same claim sent a second time
+ * (a client resends a command whose answer a broken connection lost) finds what it took itself.
  */
 const ACQUIRE = defineScript(`
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
+local holder = redis.call('GET', KEYS[1])
+if not holder or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   if #KEYS > 1 then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4]) end
   return -1
 end

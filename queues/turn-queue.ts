@@ -20,6 +20,7 @@ import { turnJobId } from './job-ids.ts';
 import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { createInlineTurns, inlineTurnsKey, type InlineTurns, type InlineTurnsOptions } from './inline-turns.ts';
+import { moveToDelayed } from './move-to-delayed.ts';
 import { createSessionLock, type SessionLease } from './session-lock.ts';
 import { openProducerQueue } from './producer-queue.ts';
 
@@ -332,7 +333,7 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
         // and tries again no later than just after that lock runs out.
         const firstAttempt = job.stalledCounter === 0 && job.attemptsMade === 0;
         if (options.hasWork !== undefined && firstAttempt) return;
-        await job.moveToDelayed(Date.now() + Math.min(busyDelay(job), heldForMs + EXPIRY_MARGIN_MS), token);
+        await moveToDelayed(job, Date.now() + Math.min(busyDelay(job), heldForMs + EXPIRY_MARGIN_MS), token);
         throw new DelayedError();
       }
       await runLeased(sessionId, lease, () => lease.release(), cancel === undefined ? {} : { cancel });

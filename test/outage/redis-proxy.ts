@@ -1,8 +1,9 @@
 /**
  * A TCP proxy in front of Redis for the outage tests: Redis's answers pass back as they come, and
  * what clients send goes through a hook that decides what reaches Redis. The proxies built on it
- * play "Redis went away at exactly this command" (`cutting-proxy.ts`) or "Redis died right after
- * this command" (the settlement test's freezing proxy).
+ * play "Redis went away at exactly this command" (`cutting-proxy.ts`), "Redis died right after
+ * this command" (the settlement test's freezing proxy) or "Redis did this command but its answer
+ * was lost" (`answer-losing-proxy.ts`).
  */
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,8 @@ export interface RedisProxyHooks {
   readonly accepts: () => boolean;
   /** A chunk a client sent; writes to `upstream` what Redis is to get. */
   readonly onClientData: (chunk: Buffer, upstream: Socket) => void;
+  /** A chunk Redis answered on `upstream`; writes to `client` what the client is to get. Default: all of it. */
+  readonly onServerData?: (chunk: Buffer, client: Socket, upstream: Socket) => void;
 }
 
 /** A running proxy. */
@@ -47,7 +50,8 @@ export async function startRedisProxy(target: string, hooks: RedisProxyHooks): P
       sockets.delete(upstream);
     };
     client.on('data', (chunk: Buffer) => { hooks.onClientData(chunk, upstream); });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    const onServerData = hooks.onServerData ?? ((chunk: Buffer) => { client.write(chunk); });
+    upstream.on('data', (chunk: Buffer) => { onServerData(chunk, client, upstream); });
     client.on('close', forget);
     upstream.on('close', forget);
     client.on('error', forget);
