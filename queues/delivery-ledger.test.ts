@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
-import { createDeliveryLedger, deliveryLedgerKey, type LedgerBegin, type LedgerEntry } from './delivery-ledger.ts';
+import { createDeliveryLedger, INLINE_INTENT_JOB_ID, deliveryLedgerKey, type LedgerBegin, type LedgerEntry } from './delivery-ledger.ts';
 import { useTestResources } from './queue-test-kit.ts';
 
 const redisUrl = useRedis();
@@ -50,16 +50,19 @@ describe('createDeliveryLedger', () => {
     expect(await ledger.resume('k', 'job-3', seen.since)).toEqual({ kind: 'sent', receipt: { providerMessageId: 'SM2' } });
   });
 
-  it('carries when a dead attempt went silent to the next look at its intent, and forgets it with a new intent', async () => {
+  it('carries when a dead inline attempt went silent to the next look at its intent, and forgets it with a new intent', async () => {
     const ledger = createDeliveryLedger({ redis: resources.redis('worker'), prefix: prefix() });
     await ledger.markSilent('k', 1_000);
     expect(await ledger.read('k')).toBeUndefined();
-    await ledger.begin('k', 'job-1', false);
+    // The inline send's intent (its own script records it under this job id).
+    await ledger.begin('k', INLINE_INTENT_JOB_ID, false);
     await ledger.markSilent('k', 1_700_000_000_000);
     const seen = await ledger.begin('k', 'job-2', false);
     expect(seen).toEqual({ kind: 'unconfirmed', since: expect.any(Number) as number, silentSince: 1_700_000_000_000 });
     if (seen.kind !== 'unconfirmed') throw new Error('expected an open intent');
     expect(await ledger.resume('k', 'job-2', seen.since)).toEqual({ kind: 'proceed', previous: 'sending' });
+    // A late mark (a repeat, or a sweep that lost the race) does not stamp the queue job's intent.
+    await ledger.markSilent('k', 1_700_000_000_000);
     expect(await ledger.begin('k', 'job-3', false)).toEqual({ kind: 'unconfirmed', since: expect.any(Number) as number });
     await ledger.recordReceipt('k', { providerMessageId: 'SM3' });
     await ledger.markSilent('k', 1_700_000_000_000);

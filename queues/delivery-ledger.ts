@@ -63,9 +63,16 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
 
-/** KEYS[1] ledger hash. ARGV: the time (ms). Records it as `silentSince` while the entry is `sending`. */
+/** The job id of an intent recorded by an inline send (`inline-send.ts`), which has no queue job. */
+export const INLINE_INTENT_JOB_ID = 'inline';
+
+/**
+ * KEYS[1] ledger hash. ARGV: the time (ms). Records it as `silentSince` while the entry is an
+ * inline send's open intent: a queue job's intent that replaced it is not the dead sender's.
+ */
 const MARK_SILENT = defineScript(`
-if redis.call('HGET', KEYS[1], 'state') ~= 'sending' then return 0 end
+local fields = redis.call('HMGET', KEYS[1], 'state', 'jobId')
+if fields[1] ~= 'sending' or fields[2] ~= '${INLINE_INTENT_JOB_ID}' then return 0 end
 redis.call('HSET', KEYS[1], 'silentSince', ARGV[1])
 return 1
 `);
@@ -129,8 +136,10 @@ export interface DeliveryLedger {
   /** The stored entry, if any. */
   read(idempotencyKey: string): Promise<LedgerEntry | undefined>;
   /**
-   * Records that the process of the open intent sends nothing after `atMs` (epoch milliseconds):
-   * it was found dead, so a message it sent is at the provider by then. Ignored unless `sending`.
+   * Records that the process of the open intent, an inline send's, sends nothing after `atMs`
+   * (epoch milliseconds): it was found dead, so a message it sent is at the provider by then.
+   * Ignored unless the entry is `sending` under that inline intent (not one a queue job recorded
+   * since, nor a late repeat of this call landing after one).
    */
   markSilent(idempotencyKey: string, atMs: number): Promise<void>;
 }

@@ -5,6 +5,7 @@
  */
 import { defineScript } from '../src/runtime/redis/redis-script.ts';
 import { SHARED_WINDOWS_LUA } from './send-windows.ts';
+import { INLINE_INTENT_JOB_ID } from './delivery-ledger.ts';
 
 /**
  * Claims an inline send of one delivery, or says why it must go another way.
@@ -57,7 +58,7 @@ if max > 0 then
   redis.call('ZADD', KEYS[4], now, ARGV[1])
   redis.call('PEXPIRE', KEYS[4], window)
 end
-redis.call('HSET', KEYS[1], 'state', 'sending', 'sendingSince', now, 'jobId', 'inline', 'idempotencyKey', ARGV[1], 'sendCalls', 1)
+redis.call('HSET', KEYS[1], 'state', 'sending', 'sendingSince', now, 'jobId', '${INLINE_INTENT_JOB_ID}', 'idempotencyKey', ARGV[1], 'sendCalls', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
