@@ -23,9 +23,7 @@ import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
  * (a client resends a command whose answer a broken connection lost) finds what it took itself.
  */
 const ACQUIRE = defineScript(`
-local holder = redis.call('GET', KEYS[1])
-if not holder or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') or redis.call('GET', KEYS[1]) == ARGV[1] then
   if #KEYS > 1 then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4]) end
   return -1
 end
