@@ -13,8 +13,11 @@ import { producerRedisOptions, workerRedisOptions, type RedisRole } from './redi
 export interface TestResources {
   /** Registers `closable` for closing after the test; returns it. */
   track<T extends Closable>(closable: T): T;
-  /** A new ioredis client to the test server with the options of `role`, closed after the test. */
-  redis(role: RedisRole): Redis;
+  /**
+   * A new ioredis client with the options of `role`, closed after the test: to the test server,
+   * or to `url` (e.g. a proxy in front of it).
+   */
+  redis(role: RedisRole, url?: string): Redis;
 }
 
 /**
@@ -37,8 +40,8 @@ export function useTestResources(redisUrl: () => string): TestResources {
 
   return {
     track,
-    redis(role) {
-      const base = redisOptionsOf(redisUrl());
+    redis(role, url = redisUrl()) {
+      const base = redisOptionsOf(url);
       const client = new Redis(role === 'producer' ? producerRedisOptions(base) : workerRedisOptions(base));
       track({
         async close() {

@@ -13,8 +13,9 @@ export interface AnswerLosingProxy {
   /** `redis://127.0.0.1:<port>` of the proxy. */
   readonly url: string;
   /**
-   * Loses Redis's answer to the first client chunk that `matches` (read as latin1), with the
-   * answers to whatever else that chunk carried; resolves once the connection was cut.
+   * Loses what Redis sends next on the connection of the first client chunk that `matches` (read
+   * as latin1): the answer to that chunk's commands, on a client with nothing else in flight (an
+   * earlier command's answer otherwise); resolves once the connection was cut.
    */
   loseAnswerTo(matches: (chunk: string) => boolean): Promise<void>;
   close(): Promise<void>;

@@ -13,15 +13,14 @@
  * - a granted send slot must be granted again, not counted a second time (the next delivery to
  *   that person would wait a whole window for a send that never happened).
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDeliveryLedger } from '../../queues/delivery-ledger.ts';
 import { createDestinationRateLimit } from '../../queues/destination-rate-limit.ts';
 import { outboxKeys } from '../../queues/inline-send.ts';
 import { sweepOutbox } from '../../queues/outbox-sweeper.ts';
 import type { OutboundDelivery } from '../../queues/outbound-types.ts';
-import { redisOptionsOf, sampleDelivery, useTestResources } from '../../queues/queue-test-kit.ts';
-import { workerRedisOptions } from '../../queues/redis-connections.ts';
+import { sampleDelivery, useTestResources } from '../../queues/queue-test-kit.ts';
 import { createSessionLock, sessionLockKey } from '../../queues/session-lock.ts';
 import { createTurnQueue, createTurnWorker } from '../../queues/turn-queue.ts';
 import { startAnswerLosingProxy, type AnswerLosingProxy } from './answer-losing-proxy.ts';
@@ -41,9 +40,7 @@ afterAll(async () => {
 
 /** A worker client (it waits out reconnections and resends) that talks to Redis through the proxy. */
 function throughProxy(): Redis {
-  const client = new Redis(workerRedisOptions(redisOptionsOf(proxy.url)));
-  resources.track({ close: () => { client.disconnect(); return Promise.resolve(); } });
-  return client;
+  return resources.redis('worker', proxy.url);
 }
 
 /** Loses the answer to the next script sent with `key`. */
