@@ -20,7 +20,7 @@
  * Arrays are never decoded and encoded again in Lua (cjson turns an empty array into `{}`): the
  * scripts only concatenate JSON text that TypeScript wrote, and TypeScript assembles the task.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Artifact, Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
 import type { Redis } from 'ioredis';
@@ -505,7 +505,7 @@ export function isTerminalState(state: TaskState | undefined): boolean {
 }
 
 function digest(key: string): string {
-  return createHash('sha256').update(key).digest('base64url').slice(0, 16);
+  return hash('sha256', key, 'base64url').slice(0, 16);
 }
 
 function statusTimeMs(status: TaskStatus | undefined): number {

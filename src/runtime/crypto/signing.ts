@@ -2,7 +2,7 @@
  * The small cryptographic pieces channels share (the web identity, email Message-IDs): random
  * tokens, HMAC-SHA256 under a secret, and comparisons that take the same time whatever the input.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Bytes of every random token (session ids, identities, sign-in tokens): 128 bits. */
 const TOKEN_BYTES = 16;
@@ -24,7 +24,7 @@ export function hmac(secret: string, text: string): string {
 
 /** SHA-256 of `text` as hex: how one-time tokens are stored, so Redis never holds a usable one. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /**
@@ -32,8 +32,8 @@ export function sha256Hex(text: string): string {
  * length of the expected one leak through timing.
  */
 export function safeEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
+  const a = hash('sha256', given, 'buffer');
+  const b = hash('sha256', expected, 'buffer');
   return timingSafeEqual(a, b);
 }
 

@@ -34,4 +34,13 @@ describe('redactor', () => {
     expect(cleaned.nested).toEqual([REDACTED]);
     expect(cleaned.error).not.toContain('zzzzzzzz');
   });
+
+  it('finds a password in a URL and a secret member whatever its name holds before it, in JSON text', () => {
+    const url = JSON.stringify({ endpoint: 'https://bot:hunter22@api.example.com/v1' });
+    expect(redactor.json(url)).toBe(JSON.stringify({ endpoint: `https://bot:${REDACTED}@api.example.com/v1` }));
+    const odd = JSON.stringify({ 'my "client" secret': 's3cr3t-value', 'Private_Key': 'k' });
+    expect(JSON.parse(redactor.json(odd))).toEqual({ 'my "client" secret': REDACTED, Private_Key: REDACTED });
+    const plain = JSON.stringify({ link: 'https://example.com/a:b', tokens: 12 });
+    expect(redactor.json(plain)).toBe(plain);
+  });
 });

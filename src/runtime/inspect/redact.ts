@@ -54,6 +54,9 @@ const MIN_SECRET_CHARS = 8;
 /** A field name (compared without `-`, `_` and case) whose value is a secret. */
 const SECRET_NAME = /(authorization|cookie|apikey|token|secret|password|passwd|privatekey|credentials)$/;
 
+/** A password in a URL (`scheme://user:password@`). */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^:/@\s"]*:)[^@/\s"]+@/gi;
+
 /** Credential-shaped text, each with what it becomes. */
 const PATTERNS: readonly (readonly [RegExp, string])[] = [
   [/\b(authorization|proxy-authorization|cookie|set-cookie|x-api-key)(\s*[:=]\s*)[^\r\n"]+/gi, `$1$2${REDACTED}`],
@@ -64,15 +67,31 @@ const PATTERNS: readonly (readonly [RegExp, string])[] = [
   [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
   [/\bAKIA[0-9A-Z]{16}\b/g, REDACTED],
   [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/@\s"]*:)[^@/\s"]+@/gi, `$1${REDACTED}@`],
+  [URL_PASSWORD, `$1${REDACTED}@`],
   [/([?&](?:token|access_token|api_key|apikey|key|sig|signature|secret|password)=)[^&\s"#]+/gi, `$1${REDACTED}`],
 ];
 
-/** A JSON member whose name {@link isSecretName} would take, separators and all (`"x-api-key":`). */
-const SECRET_MEMBER = /"[^"]*?(authorization|cookie|api[-_]?key|token|secret|passw(?:or)?d|private[-_]?key|credentials)"\s*:/;
+/**
+ * The end of a JSON member name that {@link isSecretName} would take, separators and all
+ * (`…x-api-key":`). Not anchored at the name's opening quote: a quick test, which may say yes to
+ * more than it should (the full clean then finds nothing), never to less.
+ */
+const SECRET_MEMBER_END = /(authorization|cookie|api[-_]?key|token|secret|passw(?:or)?d|private[-_]?key|credentials)"\s*:/;
 
-/** Any of {@link PATTERNS}, or a secret-named JSON member: whether JSON text needs cleaning at all. */
-const SUSPECT = new RegExp([...PATTERNS.map(([pattern]) => pattern.source), SECRET_MEMBER.source].join('|'), 'i');
+/** {@link URL_PASSWORD} as a test: the costliest of {@link PATTERNS} to look for, so only tried in text with `://`. */
+const HAS_URL_PASSWORD = new RegExp(URL_PASSWORD.source, 'i');
+
+/** Every other one of {@link PATTERNS}, or a secret-named JSON member, as one test. */
+const SUSPECT = new RegExp(
+  [...PATTERNS.filter(([pattern]) => pattern !== URL_PASSWORD).map(([pattern]) => pattern.source), SECRET_MEMBER_END.source].join('|'),
+  'i',
+);
+
+/** Whether JSON text needs cleaning at all: it has something {@link PATTERNS} or a secret-named member would match. */
+function suspect(json: string): boolean {
+  if (SUSPECT.test(json)) return true;
+  return json.includes('://') && HAS_URL_PASSWORD.test(json);
+}
 
 /** Whether a field name names a secret. */
 export function isSecretName(name: string): boolean {
@@ -103,7 +122,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     text,
     value,
     json: (json) => {
-      if (!SUSPECT.test(json) && !inJson.some((secret) => json.includes(secret))) return json;
+      if (!suspect(json) && !inJson.some((secret) => json.includes(secret))) return json;
       return JSON.stringify(value(JSON.parse(json) as unknown));
     },
   };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The session id of a conversation: stable for (tenant, channel, conversation key), so every
@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  * @example sessionIdOf('default', 'web', 'c-42') // 'ses_…' (26 base-32 characters after the prefix)
  */
 export function sessionIdOf(tenantId: string, channel: string, conversationKey: string): string {
-  const digest = createHash('sha256').update(`${tenantId}\u0000${channel}\u0000${conversationKey}`).digest();
+  const digest = hash('sha256', `${tenantId}\u0000${channel}\u0000${conversationKey}`, 'buffer');
   return `ses_${toBase32(digest).slice(0, 26)}`;
 }
 
