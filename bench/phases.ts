@@ -8,9 +8,9 @@ import { Redis } from 'ioredis';
 import { createBaselineTarget, startBaselineHops } from './baseline.ts';
 import { startChildren, stopChildren } from './children.ts';
 import { closedLoop, openLoop, roundsOfTurns, saturate, type LoopDelay, type Saturation, type Target } from './load.ts';
-import { commandCounts, commandsBetween, cpuNow, cpuPerMessage, sessionBytes, type CpuPerMessage, type SessionBytes } from './redis-usage.ts';
+import { sessionBytes, usageMeter, type CpuPerMessage, type SessionBytes, type UsageMeter } from './redis-usage.ts';
 import type { GcDuring } from './gc-watch.ts';
-import type { Summary } from './stats.ts';
+import { median, type Summary } from './stats.ts';
 import { createA2aTarget, createSwitchboardTarget, startSwitchboard } from './switchboard.ts';
 
 const BENCH_WORKER = fileURLToPath(new URL('./bench-worker.ts', import.meta.url));
@@ -76,64 +76,81 @@ async function withCleanup<T>(body: (defer: (close: () => Promise<void>) => void
   }
 }
 
-/** Opens a target of `conversations` conversations named after `label`, closed with the measurement. */
-type OpenTarget = (conversations: number, label: string) => Promise<Target>;
+/** One system under the side-by-side measurement: its two targets and what its runs cost. */
+interface Contender {
+  /** The closed-loop runs' conversations. */
+  readonly target: Target;
+  /** The open-loop run's conversations (others, so their histories start short). */
+  readonly paced: Target;
+  readonly meter: UsageMeter;
+  readonly runs: number[];
+}
+
+/** Both systems' figures, measured side by side. */
+export interface SideBySide {
+  readonly baseline: SystemFigures;
+  readonly switchboard: SystemFigures;
+}
+
+/** The saturation run of `contender` numbered `run`, its throughput kept with its commands and CPU. */
+async function saturationRun(contender: Contender, plan: Plan, run: number): Promise<void> {
+  const summary = await contender.meter.around(() => closedLoop(contender.target, `sat${run}`, plan.saturation));
+  contender.runs.push(summary.throughput);
+}
+
+/** Saturation figures of `contender` after its runs, and its open-loop latency at `plan.loadShare` of them. */
+async function figuresOf(contender: Contender, plan: Plan): Promise<SystemFigures> {
+  const { runs } = contender;
+  const messages = plan.saturation * runs.length;
+  const saturation: Saturation = { throughput: median(runs), runs, messages };
+  const offered = saturation.throughput * plan.loadShare;
+  await sleep(300);
+  const latency = await openLoop(contender.paced, 'open', offered, plan.latency, plan.latencyWarmUp);
+  return { saturation, commands: contender.meter.commands(), cpu: contender.meter.cpu(messages), offered, latency };
+}
 
 /**
- * Warm-up, then saturation (with the commands it ran), then the open-loop latency at
- * `plan.loadShare` of it, on conversations of its own (so their histories start short).
+ * The baseline (hop workers in this process) and switchboard (every role in this process) side by
+ * side: both started and warmed up, then `plan.repeats` pairs of saturation runs, the two systems
+ * taking turns (the first of a pair alternating), so a change in the machine's load meets both
+ * alike; then each one's latency at `plan.loadShare` of its saturation, and switchboard's A2A round
+ * trip at its web chat's rate. Each system's commands and CPU are counted over its own runs only.
  */
-async function measureSystem(open: OpenTarget, redisUrl: string, plan: Plan): Promise<SystemFigures> {
-  const target = await open(plan.conversations, 'sat');
-  const paced = await open(plan.latencyConversations, 'open');
-  await closedLoop(target, 'warm', plan.warmUp);
-  const redis = new Redis(redisUrl);
-  try {
-    const before = await commandCounts(redis);
-    const cpuBefore = await cpuNow(redis);
-    const saturation = await saturate(target, plan.saturation, plan.repeats);
-    const cpu = cpuPerMessage(cpuBefore, await cpuNow(redis), saturation.messages);
-    const commands = commandsBetween(before, await commandCounts(redis));
-    await sleep(300);
-    const offered = saturation.throughput * plan.loadShare;
-    const latency = await openLoop(paced, 'open', offered, plan.latency, plan.latencyWarmUp);
-    return { saturation, commands, cpu, offered, latency };
-  } finally {
-    await redis.quit();
-  }
-}
-
-/** The raw BullMQ baseline, hop workers in this process. */
-export async function measureBaseline(redisUrl: string, plan: Plan): Promise<SystemFigures> {
+export async function measureSideBySide(redisUrl: string, plan: Plan): Promise<SideBySide> {
   return withCleanup(async (defer) => {
-    const prefix = freshPrefix('base');
-    defer(await startBaselineHops(redisUrl, prefix));
-    const open: OpenTarget = async (conversations, label) => {
-      const target = await createBaselineTarget(redisUrl, prefix, conversations, label);
-      defer(() => target.close());
-      return target;
-    };
-    return measureSystem(open, redisUrl, plan);
-  });
-}
-
-/** Switchboard with every role in this process; then its A2A round trip at the web chat's half-load rate. */
-export async function measureSwitchboard(redisUrl: string, plan: Plan): Promise<SystemFigures> {
-  return withCleanup(async (defer) => {
-    const prefix = freshPrefix('sb');
-    const service = await startSwitchboard({ redisUrl, prefix, role: 'all' });
+    const basePrefix = freshPrefix('base');
+    defer(await startBaselineHops(redisUrl, basePrefix));
+    const sbPrefix = freshPrefix('sb');
+    const service = await startSwitchboard({ redisUrl, prefix: sbPrefix, role: 'all' });
     defer(() => service.close());
-    const open: OpenTarget = async (conversations, label) => {
-      const target = await createSwitchboardTarget(service.url ?? '', redisUrl, prefix, conversations, label);
+    const redis = new Redis(redisUrl);
+    defer(() => redis.quit().then(() => undefined));
+    const opened = async (open: Promise<Target>): Promise<Target> => {
+      const target = await open;
       defer(() => target.close());
       return target;
     };
-    const figures = await measureSystem(open, redisUrl, plan);
+    const contender = async (open: (conversations: number, label: string) => Promise<Target>): Promise<Contender> => ({
+      target: await opened(open(plan.conversations, 'sat')),
+      paced: await opened(open(plan.latencyConversations, 'open')),
+      meter: usageMeter(redis),
+      runs: [],
+    });
+    const baseline = await contender((conversations, label) => createBaselineTarget(redisUrl, basePrefix, conversations, label));
+    const switchboard = await contender((conversations, label) => createSwitchboardTarget(service.url ?? '', redisUrl, sbPrefix, conversations, label));
+    await closedLoop(baseline.target, 'warm', plan.warmUp);
+    await closedLoop(switchboard.target, 'warm', plan.warmUp);
+    for (let run = 0; run < plan.repeats; run += 1) {
+      const pair = run % 2 === 0 ? [baseline, switchboard] : [switchboard, baseline];
+      for (const each of pair) await saturationRun(each, plan, run);
+    }
+    const baseFigures = await figuresOf(baseline, plan);
+    const sbFigures = await figuresOf(switchboard, plan);
     const peer = createA2aTarget(service.url ?? '');
     defer(() => peer.close());
     await sleep(300);
-    const a2a = await openLoop(peer, 'a2a', figures.offered, plan.latency, plan.latencyWarmUp);
-    return { ...figures, a2a };
+    const a2a = await openLoop(peer, 'a2a', sbFigures.offered, plan.latency, plan.latencyWarmUp);
+    return { baseline: baseFigures, switchboard: { ...sbFigures, a2a } };
   });
 }
 

@@ -35,11 +35,6 @@ export async function cpuNow(redis: Redis): Promise<CpuReading> {
   return { redisUs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6, processUs: usage.user + usage.system };
 }
 
-/** The CPU of `messages` messages between two readings, per message. */
-export function cpuPerMessage(before: CpuReading, after: CpuReading, messages: number): CpuPerMessage {
-  return { redisUs: (after.redisUs - before.redisUs) / messages, processUs: (after.processUs - before.processUs) / messages };
-}
-
 /** The commands run between two readings, most first, without the reading's own `info`. */
 export function commandsBetween(before: CommandCounts, after: CommandCounts): [string, number][] {
   const diff = [...after].map(([name, calls]): [string, number] => [name, calls - (before.get(name) ?? 0) - (name === 'info' ? 1 : 0)]);
@@ -55,6 +50,42 @@ export function commandsPerMessage(commands: readonly [string, number][], messag
 export function perMessage(commands: readonly [string, number][], messages: number, top = 6): string {
   const named = commands.slice(0, top).map(([name, calls]) => `${(calls / messages).toFixed(1)} ${name}`);
   return `${commandsPerMessage(commands, messages).toFixed(1)} (${named.join(', ')})`;
+}
+
+/**
+ * The commands and CPU of the runs it is wrapped around, added up: for a system whose runs
+ * alternate with another's on the same Redis. `INFO` (its own readings) is left out.
+ */
+export interface UsageMeter {
+  /** Runs `run`, counting what Redis and this process spent meanwhile. */
+  around<T>(run: () => Promise<T>): Promise<T>;
+  /** Calls per command name over every run so far, most first. */
+  commands(): [string, number][];
+  /** CPU per message over every run so far, in microseconds, for `messages` messages in all. */
+  cpu(messages: number): CpuPerMessage;
+}
+
+/** A {@link UsageMeter} reading `redis`'s counters and this process's CPU. */
+export function usageMeter(redis: Redis): UsageMeter {
+  const calls = new Map<string, number>();
+  let redisUs = 0;
+  let processUs = 0;
+  return {
+    async around(run) {
+      const countsBefore = await commandCounts(redis);
+      const cpuBefore = await cpuNow(redis);
+      const result = await run();
+      const cpuAfter = await cpuNow(redis);
+      for (const [name, count] of commandsBetween(countsBefore, await commandCounts(redis))) {
+        if (name !== 'info') calls.set(name, (calls.get(name) ?? 0) + count);
+      }
+      redisUs += cpuAfter.redisUs - cpuBefore.redisUs;
+      processUs += cpuAfter.processUs - cpuBefore.processUs;
+      return result;
+    },
+    commands: () => [...calls].sort((a, b) => b[1] - a[1]),
+    cpu: (messages) => ({ redisUs: redisUs / messages, processUs: processUs / messages }),
+  };
 }
 
 /** Bytes idle sessions keep in Redis, per session. */

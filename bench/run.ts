@@ -22,7 +22,7 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startEmbeddedRedis } from '../src/runtime/redis/embedded-redis.ts';
-import { baselineWithWorkers, measureBaseline, measureIdleSessions, measureSwitchboard, switchboardWithWorkers, type Plan } from './phases.ts';
+import { baselineWithWorkers, measureIdleSessions, measureSideBySide, switchboardWithWorkers, type Plan } from './phases.ts';
 import { printIdle, printScaling, printScalingHeading, printSummary, printSystems, type Figures, type Scaling } from './report.ts';
 
 const quick = process.argv.includes('--quick');
@@ -32,7 +32,7 @@ const plan: Plan = {
   latencyConversations: quick ? 100 : 250,
   warmUp: quick ? 100 : 300,
   saturation: fromEnv('BENCH_MESSAGES', quick ? 500 : 2000),
-  repeats: 3,
+  repeats: 5,
   latency: fromEnv('BENCH_LATENCY_MESSAGES', quick ? 600 : 5000),
   latencyWarmUp: quick ? 100 : 500,
   loadShare: 0.5,
@@ -78,8 +78,9 @@ async function measure(redisUrl: string, figures: Figures): Promise<void> {
       `Node ${process.version}, Redis ${await prepareRedis(redisUrl)} (AOF on, automatic rewrite off); fake model answering at once\n`,
   );
   process.stdout.write(`load average before the run: ${loadNote()}\n`);
-  figures.baseline = await step('baseline, 1 process', () => measureBaseline(redisUrl, plan));
-  figures.switchboard = await step('switchboard, 1 process', () => measureSwitchboard(redisUrl, plan));
+  const sideBySide = await step('baseline and switchboard, 1 process', () => measureSideBySide(redisUrl, plan));
+  figures.baseline = sideBySide.baseline;
+  figures.switchboard = sideBySide.switchboard;
   printSystems(figures.baseline, figures.switchboard, plan);
   figures.idle = await step('idle sessions', () => measureIdleSessions(redisUrl, plan));
   printIdle(figures.idle, plan.idleTurns);
