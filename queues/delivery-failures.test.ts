@@ -78,4 +78,30 @@ describe('createDeliveryFailures', () => {
     expect(taken.map((notes) => notes.map((one) => one.idempotencyKey)).toSorted((a, b) => b.length - a.length)).toEqual([['k1', 'k2'], []]);
     expect((await failures.takeForSession('s-2')).map((one) => one.excerpt)).toEqual(['text of k3']);
   });
+
+  it('does not keep a record sent again after it was forgotten, and keeps a later failure of the key', async () => {
+    const failures = createDeliveryFailures({ redis: resources.redis('worker'), prefix: prefix() });
+    const first = failure('k1', new Date(Date.now() - 1000).toISOString());
+    await failures.record(first);
+    await failures.forget('k1');
+    // The same record again, as a client sends a script whose answer it lost: the entry stays gone.
+    await failures.record(first);
+    expect(await failures.list()).toEqual([]);
+    await failures.record(failure('k1', new Date(Date.now() + 1000).toISOString(), { reason: 'exhausted' }));
+    expect(await failures.list()).toMatchObject([{ idempotencyKey: 'k1', reason: 'exhausted' }]);
+  });
+
+  it('does not keep a note sent again after it was taken, and keeps a later note of the key', async () => {
+    const failures = createDeliveryFailures({ redis: resources.redis('worker'), prefix: prefix(), ttlMs: 60_000 });
+    const note = (at: Date): Parameters<typeof failures.noteForSession>[0] => ({ sessionId: 's-1', idempotencyKey: 'k1', channel: 'slack', at: at.toISOString() });
+    const first = note(new Date(Date.now() - 1000));
+    await failures.noteForSession(first);
+    expect((await failures.takeForSession('s-1')).map((one) => one.at)).toEqual([first.at]);
+    // The same note again: the person was told already.
+    await failures.noteForSession(first);
+    expect(await failures.takeForSession('s-1')).toEqual([]);
+    const later = note(new Date(Date.now() + 1000));
+    await failures.noteForSession(later);
+    expect((await failures.takeForSession('s-1')).map((one) => one.at)).toEqual([later.at]);
+  });
 });

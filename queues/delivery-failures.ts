@@ -9,6 +9,7 @@
  * about yet: a hash `<prefix>:delivery-failures:untold:<session id>` (field sha256(idempotency key),
  * value the note as JSON), read and emptied by the session's next turn, expiring after `ttlMs`.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
 import { sha256Hex } from './job-ids.ts';
@@ -74,9 +75,15 @@ export interface DeliveryFailuresOptions {
 
 /** The failed-delivery log; see {@link createDeliveryFailures}. */
 export interface DeliveryFailures {
-  /** Records (or replaces) the final failure of `failure.idempotencyKey`. */
+  /**
+   * Records (or replaces) the final failure of `failure.idempotencyKey`; not when the key was
+   * forgotten at or after `failure.failedAt` (the same record sent again once the delivery went out).
+   */
   record(failure: FailedDelivery): Promise<void>;
-  /** Drops the record of `idempotencyKey`, e.g. after an operator's retry succeeded. */
+  /**
+   * Drops the record of `idempotencyKey`, e.g. after an operator's retry succeeded, and remembers
+   * when (the latest `maxEntries` keys, for `ttlMs`).
+   */
   forget(idempotencyKey: string): Promise<void>;
   /**
    * The records, newest first, optionally of one channel only.
@@ -85,15 +92,25 @@ export interface DeliveryFailures {
    */
   list(options?: { readonly channel?: string; readonly limit?: number }): Promise<FailedDelivery[]>;
   /**
-   * Keeps `note` for its session's next turn (one per idempotency key; expires after `ttlMs`).
+   * Keeps `note` for its session's next turn (one per idempotency key; expires after `ttlMs`); not
+   * when a turn took that key's note at or after `note.at` (the person was told already).
    */
   noteForSession(note: UndeliveredNote): Promise<void>;
-  /** The notes kept for `sessionId`, oldest first, removed as they are read (once across readers). */
+  /**
+   * The notes kept for `sessionId`, oldest first, removed as they are read (once across readers;
+   * a take sent again after its answer was lost gets them again).
+   */
   takeForSession(sessionId: string): Promise<UndeliveredNote[]>;
 }
 
-/** KEYS: index, data. ARGV: member, now, record JSON, maxEntries, ttlMs. */
+/**
+ * KEYS: index, data, forgotten. ARGV: member, the failure's time (ms), record JSON, maxEntries,
+ * ttlMs. A record of a member forgotten at or after its failure's time is not kept: it is the same
+ * record sent again after its answer was lost, once the delivery went out after all.
+ */
 const RECORD = defineScript(`
+local forgotten = redis.call('ZSCORE', KEYS[3], ARGV[1])
+if forgotten and tonumber(forgotten) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[5]))
@@ -109,10 +126,52 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
 `);
 
-/** KEYS: one session's notes. Returns the notes' JSON and removes them. */
+/**
+ * KEYS: index, data, forgotten. ARGV: member, now (ms), maxEntries, ttlMs. Drops the record and
+ * remembers when (at most maxEntries members, for ttlMs).
+ */
+const FORGET = defineScript(`
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[4]))
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(tonumber(ARGV[3]) + 1))
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+return 1
+`);
+
+/**
+ * KEYS: one session's notes, and when each was taken. ARGV: field, note JSON, the note's time (ms),
+ * ttlMs. A note taken at or after its own time is not kept again: it is the same note sent again
+ * after its answer was lost, and the person was told already.
+ */
+const NOTE = defineScript(`
+local taken = redis.call('HGET', KEYS[2], ARGV[1])
+if taken and tonumber(taken) >= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`);
+
+/**
+ * KEYS: one session's notes, when each was taken, and the last take. ARGV: now (ms), ttlMs, the
+ * take's id. Returns the notes' JSON and removes them, noting when each was taken. The same take
+ * sent again (its answer lost) gets what its first run took as well (kept a minute), so a lost
+ * answer does not lose the notes.
+ */
 const TAKE_NOTES = defineScript(`
-local notes = redis.call('HVALS', KEYS[1])
+local notes = {}
+local last = redis.call('GET', KEYS[3])
+if last and string.sub(last, 1, #ARGV[3] + 1) == ARGV[3] .. ' ' then notes = cjson.decode(string.sub(last, #ARGV[3] + 2)) end
+local all = redis.call('HGETALL', KEYS[1])
+if #all == 0 then return notes end
 redis.call('DEL', KEYS[1])
+for i = 1, #all, 2 do
+  redis.call('HSET', KEYS[2], all[i], ARGV[1])
+  notes[#notes + 1] = all[i + 1]
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[3], ARGV[3] .. ' ' .. cjson.encode(notes), 'PX', 60000)
 return notes
 `);
 
@@ -151,18 +210,18 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
   const ttlMs = options.ttlMs ?? 14 * 24 * 60 * 60 * 1000;
   const indexKey = `${prefix}:delivery-failures`;
   const dataKey = `${indexKey}:data`;
-  const notesKey = (sessionId: string): string => `${indexKey}:untold:${sessionId}`;
+  const forgottenKey = `${indexKey}:forgotten`;
+  const notesKeys = (sessionId: string): string[] => ['untold', 'untold-taken', 'untold-last-take'].map((part) => `${indexKey}:${part}:${sessionId}`);
 
   return {
     async record(failure) {
       const at = Date.parse(failure.failedAt);
       const now = Number.isNaN(at) ? Date.now() : at;
       const args = [sha256Hex(failure.idempotencyKey), now, JSON.stringify(failure), maxEntries, ttlMs];
-      await runScript(redis, RECORD, [indexKey, dataKey], args);
+      await runScript(redis, RECORD, [indexKey, dataKey, forgottenKey], args);
     },
     async forget(idempotencyKey) {
-      const member = sha256Hex(idempotencyKey);
-      await redis.multi().zrem(indexKey, member).hdel(dataKey, member).exec();
+      await runScript(redis, FORGET, [indexKey, dataKey, forgottenKey], [sha256Hex(idempotencyKey), Date.now(), maxEntries, ttlMs]);
     },
     async list(query = {}) {
       const limit = Math.max(0, query.limit ?? 100);
@@ -175,14 +234,16 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
         .slice(0, limit);
     },
     async noteForSession(note) {
-      const key = notesKey(note.sessionId);
-      await redis.multi().hset(key, sha256Hex(note.idempotencyKey), JSON.stringify(note)).pexpire(key, ttlMs).exec();
+      const at = Date.parse(note.at);
+      const [notes = '', taken = ''] = notesKeys(note.sessionId);
+      await runScript(redis, NOTE, [notes, taken], [sha256Hex(note.idempotencyKey), JSON.stringify(note), Number.isNaN(at) ? Date.now() : at, ttlMs]);
     },
     async takeForSession(sessionId) {
+      const keys = notesKeys(sessionId);
       // Nearly always there is nothing: a plain read says so without a script; the script then
       // takes what is there and removes it in one step.
-      if ((await redis.hlen(notesKey(sessionId))) === 0) return [];
-      const reply = await runScript(redis, TAKE_NOTES, [notesKey(sessionId)], []);
+      if ((await redis.hlen(keys[0] ?? '')) === 0) return [];
+      const reply = await runScript(redis, TAKE_NOTES, keys, [Date.now(), ttlMs, randomUUID()]);
       const notes = (Array.isArray(reply) ? (reply as unknown[]) : []).map(parseNote);
       return notes.filter((note): note is UndeliveredNote => note !== undefined).toSorted((a, b) => a.at.localeCompare(b.at));
     },

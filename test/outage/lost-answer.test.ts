@@ -11,10 +11,13 @@
  * - an outbox sweep must hand over the dead sends it took, not find none (they would wait a
  *   minute more);
  * - a granted send slot must be granted again, not counted a second time (the next delivery to
- *   that person would wait a whole window for a send that never happened).
+ *   that person would wait a whole window for a send that never happened);
+ * - a take of a session's undelivered notes must give what its first run took, not nothing (the
+ *   person would never be told that a message may be missing).
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDeliveryFailures } from '../../queues/delivery-failures.ts';
 import { createDeliveryLedger } from '../../queues/delivery-ledger.ts';
 import { createDestinationRateLimit } from '../../queues/destination-rate-limit.ts';
 import { outboxKeys } from '../../queues/inline-send.ts';
@@ -133,5 +136,21 @@ describe('a send slot whose answer was lost', () => {
     await cut;
     expect(await limiter.acquire('sms', '+15551234567', 'job-2', limit)).toBe(0);
     expect(await limiter.acquire('sms', '+15551234567', 'job-3', limit)).toBeGreaterThan(0);
+  });
+});
+
+describe('a take of undelivered notes whose answer was lost', () => {
+  it('gets the notes its first run took', async () => {
+    const failures = createDeliveryFailures({ redis: throughProxy(), prefix: prefix() });
+    const note = { sessionId: 's-told', idempotencyKey: 'k-untold', channel: 'email', at: new Date().toISOString(), excerpt: 'Your invoice' };
+    // Loads the script into Redis, so that the take below runs the first time it is sent.
+    await failures.noteForSession({ ...note, sessionId: 's-warm' });
+    expect(await failures.takeForSession('s-warm')).toHaveLength(1);
+    await failures.noteForSession(note);
+    const cut = loseScriptAnswer(':untold-last-take:s-told');
+    const taken = await failures.takeForSession('s-told');
+    await cut;
+    expect(taken).toEqual([note]);
+    expect(await failures.takeForSession('s-told')).toEqual([]);
   });
 });
