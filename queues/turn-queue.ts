@@ -23,6 +23,7 @@ import { createInlineTurns, inlineTurnsKey, type InlineTurns, type InlineTurnsOp
 import { moveToDelayed } from './move-to-delayed.ts';
 import { createSessionLock, type SessionLease } from './session-lock.ts';
 import { openProducerQueue } from './producer-queue.ts';
+import { turnRescue, type RescuedJobData, type TurnRescueOptions } from './turn-rescue.ts';
 
 /** Name of the turn BullMQ queue (its keys are `<prefix>:turns:…`). */
 export const TURN_QUEUE_NAME = 'turns';
@@ -37,9 +38,7 @@ const DEFAULT_STALLED_INTERVAL_MS = 500;
 /** Margin added to a dead holder's remaining lock time before its job tries again, in ms. */
 const EXPIRY_MARGIN_MS = 5;
 
-interface TurnJobData {
-  readonly sessionId: string;
-}
+type TurnJobData = RescuedJobData;
 
 /** Options of {@link createTurnQueue}. */
 export interface TurnQueueOptions {
@@ -65,6 +64,14 @@ export interface TurnQueueOptions {
   readonly keepCompletedJobs?: number;
 }
 
+/** Options of {@link TurnQueue.schedule}. */
+export interface TurnScheduleOptions {
+  /** Wait before the job runs, in milliseconds. Default 0. */
+  readonly delayMs?: number;
+  /** How many rescues in a row the job is (see `turn-rescue.ts`). Default 0. */
+  readonly rescues?: number;
+}
+
 /** The producer side of the turn queue. */
 export interface TurnQueue {
   /**
@@ -73,7 +80,7 @@ export interface TurnQueue {
    * the job is gone it adds a job again (which finds nothing to do when the work was done).
    * Rejects with a `queue.closed` {@link SwitchboardError} after `close()`.
    */
-  schedule(sessionId: string, key: string, options?: { readonly delayMs?: number }): Promise<void>;
+  schedule(sessionId: string, key: string, options?: TurnScheduleOptions): Promise<void>;
   /** Closes the queue, and the Redis client if it was opened from options. */
   close(): Promise<void>;
 }
@@ -104,7 +111,8 @@ export function createTurnQueue(options: TurnQueueOptions): TurnQueue {
     async schedule(sessionId, key, scheduleOptions = {}) {
       if (closing !== undefined) throw new SwitchboardError('queue.closed', 'The turn queue is closed');
       const delay = Math.max(0, Math.round(scheduleOptions.delayMs ?? 0));
-      await queue.add(JOB_NAME, { sessionId }, { ...jobOptions, jobId: turnJobId(key), ...(delay > 0 ? { delay } : {}) });
+      const data = scheduleOptions.rescues === undefined ? { sessionId } : { sessionId, rescues: scheduleOptions.rescues };
+      await queue.add(JOB_NAME, data, { ...jobOptions, jobId: turnJobId(key), ...(delay > 0 ? { delay } : {}) });
     },
     close() {
       closing ??= (async () => {
@@ -202,6 +210,11 @@ export interface TurnWorkerOptions {
   /** Receives errors of the worker, its connections and lock releases. Default: ignored. */
   readonly onError?: (error: Error) => void;
   /**
+   * When given (with {@link TurnWorkerOptions.hasWork}): a turn job that failed for good while its
+   * session still has work gets a new job 30 s later, up to 5 times in a row (`turn-rescue.ts`).
+   */
+  readonly rescue?: TurnWorkerRescue;
+  /**
    * When given (with {@link TurnWorkerOptions.hasWork}), the worker also runs turns inline
    * ({@link TurnWorker.startTurn}, see `inline-turns.ts`), up to
    * {@link TurnWorkerOptions.concurrency} besides its queue jobs, and sweeps for inline turns whose
@@ -214,6 +227,15 @@ export interface TurnWorkerOptions {
     /** The session's turn record key, then its lists of waiting work: looked at as its lock is let go. */
     readonly workKeys: (sessionId: string) => readonly [string, ...string[]];
   };
+}
+
+/**
+ * What a worker does when a turn job failed for good with work left in its session (see
+ * `turn-rescue.ts`); needs {@link TurnWorkerOptions.hasWork}.
+ */
+export interface TurnWorkerRescue extends Pick<TurnRescueOptions, 'delayMs' | 'max' | 'onFailed'> {
+  /** The deployment's turn queue, for the rescue job. */
+  readonly queue: Pick<TurnQueue, 'schedule'>;
 }
 
 /** A running turn worker. */
@@ -376,6 +398,13 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
     maxStalledCount: options.maxStalledCount ?? 1,
   });
   worker.on('error', onError);
+  const { rescue, hasWork } = options;
+  if (rescue !== undefined && hasWork !== undefined) {
+    const onFailed = turnRescue({ ...rescue, hasWork, schedule: (sessionId, key, scheduled) => rescue.queue.schedule(sessionId, key, scheduled) });
+    worker.on('failed', (job, error) => {
+      onFailed(job, error).catch((thrown: unknown) => { onError(toError(thrown)); });
+    });
+  }
   // Inline turns take their slots from the queue's: BullMQ fetches for what is left (at least one).
   const inline = inlineTurnsOf(options, {
     redis: redis.client, prefix, locks, onError,

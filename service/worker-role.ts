@@ -5,6 +5,7 @@
  */
 import { createInboundWorker } from '../queues/inbound-queue.ts';
 import { createTurnWorker } from '../queues/turn-queue.ts';
+import type { TurnFailure } from '../queues/turn-rescue.ts';
 import { DEFAULT_TRANSLATOR_MODEL } from '../src/config/models.ts';
 import { cacheTranslationsByTurn } from '../src/protocol/envelope/llm-context.ts';
 import { buildRespondTool } from '../src/protocol/respond/respond-schema.ts';
@@ -90,6 +91,12 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
   };
 }
 
+/** Logs a turn job that failed for good: a warning when a rescue is scheduled, an error when none is left. */
+function logTurnFailure(logger: ServiceCore['logger'], { sessionId, error, rescue, gaveUp }: TurnFailure): void {
+  if (gaveUp) logger.error({ err: error, sessionId }, 'turn failed for good after its rescues; its messages wait for the session\'s next message');
+  else logger.warn({ err: error, sessionId, rescue }, 'turn failed for good; its session runs again in a rescue job');
+}
+
 /** Starts the worker role; resolves to what closes it. */
 export function startWorkerRole(core: ServiceCore): () => Promise<void> {
   const { options, logger, prefix, sessions: store } = core;
@@ -115,6 +122,8 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     // completes at once, and this check, run when the lock is released, picks the turn up.
     hasWork: (sessionId) => store.hasWork(sessionId, (pending) => approvalsReady(gate, pending, Date.now()), deps.stopRequested),
     onError: (error) => { logger.error({ err: error }, 'turn worker'); },
+    // A turn job that failed for good (e.g. through a long outage) leaves no message behind.
+    rescue: { queue: core.turnQueue, onFailed: (failure) => { logTurnFailure(logger, failure); } },
     inline: { queue: core.turnQueue, redis: core.redis, workKeys: (sessionId) => sessionWorkKeys(prefix, sessionId) },
   });
   if (turnWorker.startTurn !== undefined) core.inlineTurns.start = turnWorker.startTurn;
