@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
+import { CALL_RECORD_LUA } from './call-record.ts';
 import { sha256Hex } from './job-ids.ts';
 import type { DeliveryErrorSummary, DeliveryTrace, OutboundDelivery } from './outbound-types.ts';
 import type { Destination } from '../src/runtime/injection.ts';
@@ -154,16 +155,16 @@ return 1
 `);
 
 /**
- * KEYS: one session's notes, when each was taken, and the last take. ARGV: now (ms), ttlMs, the
- * take's id. Returns the notes' JSON and removes them, noting when each was taken. The same take
- * sent again (its answer lost) gets what its first run took as well (kept a minute), so a lost
- * answer does not lose the notes.
+ * KEYS: one session's notes, when each was taken, and this take's own record. ARGV: now (ms),
+ * ttlMs. Returns the notes' JSON and removes them, noting when each was taken. The same take sent
+ * again (its answer lost) gets what its first run took (kept a minute, `call-record.ts`), so a
+ * lost answer does not lose the notes.
  */
-const TAKE_NOTES = defineScript(`
-local notes = {}
-local last = redis.call('GET', KEYS[3])
-if last and string.sub(last, 1, #ARGV[3] + 1) == ARGV[3] .. ' ' then notes = cjson.decode(string.sub(last, #ARGV[3] + 2)) end
+const TAKE_NOTES = defineScript(`${CALL_RECORD_LUA}
+local previous = taken_before(KEYS[3])
+if previous then return previous end
 local all = redis.call('HGETALL', KEYS[1])
+local notes = {}
 if #all == 0 then return notes end
 redis.call('DEL', KEYS[1])
 for i = 1, #all, 2 do
@@ -171,7 +172,7 @@ for i = 1, #all, 2 do
   notes[#notes + 1] = all[i + 1]
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('SET', KEYS[3], ARGV[3] .. ' ' .. cjson.encode(notes), 'PX', 60000)
+keep_taken(KEYS[3], notes, 60000)
 return notes
 `);
 
@@ -211,7 +212,8 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
   const indexKey = `${prefix}:delivery-failures`;
   const dataKey = `${indexKey}:data`;
   const forgottenKey = `${indexKey}:forgotten`;
-  const notesKeys = (sessionId: string): string[] => ['untold', 'untold-taken', 'untold-last-take'].map((part) => `${indexKey}:${part}:${sessionId}`);
+  const notesKey = (sessionId: string): string => `${indexKey}:untold:${sessionId}`;
+  const takenKey = (sessionId: string): string => `${indexKey}:untold-taken:${sessionId}`;
 
   return {
     async record(failure) {
@@ -235,15 +237,15 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
     },
     async noteForSession(note) {
       const at = Date.parse(note.at);
-      const [notes = '', taken = ''] = notesKeys(note.sessionId);
-      await runScript(redis, NOTE, [notes, taken], [sha256Hex(note.idempotencyKey), JSON.stringify(note), Number.isNaN(at) ? Date.now() : at, ttlMs]);
+      const keys = [notesKey(note.sessionId), takenKey(note.sessionId)];
+      await runScript(redis, NOTE, keys, [sha256Hex(note.idempotencyKey), JSON.stringify(note), Number.isNaN(at) ? Date.now() : at, ttlMs]);
     },
     async takeForSession(sessionId) {
-      const keys = notesKeys(sessionId);
       // Nearly always there is nothing: a plain read says so without a script; the script then
       // takes what is there and removes it in one step.
-      if ((await redis.hlen(keys[0] ?? '')) === 0) return [];
-      const reply = await runScript(redis, TAKE_NOTES, keys, [Date.now(), ttlMs, randomUUID()]);
+      if ((await redis.hlen(notesKey(sessionId))) === 0) return [];
+      const keys = [notesKey(sessionId), takenKey(sessionId), `${indexKey}:untold-take:${randomUUID()}`];
+      const reply = await runScript(redis, TAKE_NOTES, keys, [Date.now(), ttlMs]);
       const notes = (Array.isArray(reply) ? (reply as unknown[]) : []).map(parseNote);
       return notes.filter((note): note is UndeliveredNote => note !== undefined).toSorted((a, b) => a.at.localeCompare(b.at));
     },

@@ -5,6 +5,7 @@
  */
 import { defineScript } from '../src/runtime/redis/redis-script.ts';
 import { SHARED_WINDOWS_LUA } from './send-windows.ts';
+import { CALL_RECORD_LUA } from './call-record.ts';
 import { INLINE_INTENT_JOB_ID } from './delivery-ledger.ts';
 
 /**
@@ -90,14 +91,14 @@ return 1
  * Takes up to ARGV[1] outbox entries whose lease ran out (their sender died mid-send): returns
  * `key, delivery JSON` pairs and pushes their deadline ARGV[2] ms on, so two sweepers do not both
  * take one for long; the caller hands each to the queue and then drops it. What a pass took is
- * kept for ARGV[2] ms under the pass's own key, KEYS[3], so the same pass sent again (its first
- * answer lost with the connection) gets the same entries instead of none.
+ * kept for ARGV[2] ms under the pass's own key, KEYS[3] (`call-record.ts`), so the same pass sent
+ * again gets the same entries instead of none.
  *
  * KEYS: 1 outbox deadlines, 2 outbox deliveries, 3 this pass's record.
  */
-export const TAKE_EXPIRED = defineScript(`
-local previous = redis.call('GET', KEYS[3])
-if previous then return cjson.decode(previous) end
+export const TAKE_EXPIRED = defineScript(`${CALL_RECORD_LUA}
+local previous = taken_before(KEYS[3])
+if previous then return previous end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local keys = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
@@ -107,7 +108,7 @@ for _, key in ipairs(keys) do
   taken[#taken + 1] = key
   taken[#taken + 1] = redis.call('HGET', KEYS[2], key) or ''
 end
-if #taken > 0 then redis.call('SET', KEYS[3], cjson.encode(taken), 'PX', ARGV[2]) end
+keep_taken(KEYS[3], taken, ARGV[2])
 return taken
 `);
 

@@ -4,7 +4,7 @@
  * here is a short letter prefix plus the hex SHA-256 of a caller key, so it satisfies both rules
  * whatever the key contains, and has a fixed length.
  */
-import { hash } from 'node:crypto';
+import { sha256Hex as hashHex } from '../src/runtime/crypto/signing.ts';
 import { recentMap } from '../src/runtime/memo/recent-map.ts';
 
 /** Digests kept for the keys hashed last: one delivery's key is hashed for its job id, ledger and tag. */
@@ -15,7 +15,7 @@ const recentDigests = recentMap<string, string>(RECENT_DIGESTS);
 export function sha256Hex(value: string): string {
   let digest = recentDigests.get(value);
   if (digest === undefined) {
-    digest = hash('sha256', value, 'hex');
+    digest = hashHex(value);
     recentDigests.set(value, digest);
   }
   return digest;

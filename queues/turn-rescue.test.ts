@@ -83,4 +83,22 @@ describe('turn rescue', () => {
     expect(await jobsToCome()).toBe(0);
     expect(failures).toEqual([]);
   });
+
+  it('reports a session it could not look at, and schedules nothing', async () => {
+    const turns = quickQueue();
+    const errors: Error[] = [];
+    resources.track(createTurnWorker({
+      connection: resources.redis('worker'),
+      prefix: prefix(),
+      process: () => Promise.reject(new Error('failed')),
+      hasWork: () => Promise.reject(new Error('Redis went away again')),
+      onError: (error) => errors.push(error),
+      rescue: { queue: turns, delayMs: 20 },
+    }));
+    await turns.schedule('s-unknown', 'm-1');
+    await vi.waitFor(() => {
+      expect(errors.map((error) => error.message)).toContain('Redis went away again');
+    });
+    expect(await jobsToCome()).toBe(0);
+  });
 });

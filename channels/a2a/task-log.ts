@@ -20,12 +20,12 @@
  * Arrays are never decoded and encoded again in Lua (cjson turns an empty array into `{}`): the
  * scripts only concatenate JSON text that TypeScript wrote, and TypeScript assembles the task.
  */
-import { hash } from 'node:crypto';
 import type { Artifact, Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { defineScript, runScript } from '../../src/runtime/redis/redis-script.ts';
+import { shortDigest } from '../../src/runtime/crypto/signing.ts';
 
 /** An event appended to a task: what the worker writes and every event bus delivers. */
 export type TaskLogEvent =
@@ -392,7 +392,7 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
         ttlSeconds,
         maxEvents,
         metadata === undefined || Object.keys(metadata).length === 0 ? '' : JSON.stringify(metadata),
-        idempotencyKey === undefined || idempotencyKey === '' ? '' : digest(idempotencyKey),
+        idempotencyKey === undefined || idempotencyKey === '' ? '' : shortDigest(idempotencyKey, 16),
       ];
       let args: (string | number)[];
       if (event.kind === 'statusUpdate') {
@@ -502,10 +502,6 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
 /** Whether a task in `state` will not change state any more. */
 export function isTerminalState(state: TaskState | undefined): boolean {
   return state !== undefined && TERMINAL_STATES.has(state);
-}
-
-function digest(key: string): string {
-  return hash('sha256', key, 'base64url').slice(0, 16);
 }
 
 function statusTimeMs(status: TaskStatus | undefined): number {

@@ -4,7 +4,7 @@
  * Message-IDs already taken in (so a UIDVALIDITY change re-reads the mailbox without duplicates),
  * and a per-sender count for the rate cap. Every key expires.
  */
-import { createHash } from 'node:crypto';
+import { shortDigest } from '../../src/runtime/crypto/signing.ts';
 import type { Redis } from 'ioredis';
 
 /** Options of {@link createEmailStore}. */
@@ -36,7 +36,7 @@ export interface EmailStore {
 const DAY_MS = 86_400_000;
 
 function digest(text: string): string {
-  return createHash('sha256').update(text.trim().toLowerCase(), 'utf8').digest('base64url').slice(0, 27);
+  return shortDigest(text.trim().toLowerCase(), 27);
 }
 
 /** Creates the store. */

@@ -147,7 +147,7 @@ describe('a take of undelivered notes whose answer was lost', () => {
     await failures.noteForSession({ ...note, sessionId: 's-warm' });
     expect(await failures.takeForSession('s-warm')).toHaveLength(1);
     await failures.noteForSession(note);
-    const cut = loseScriptAnswer(':untold-last-take:s-told');
+    const cut = loseScriptAnswer(':untold-take:');
     const taken = await failures.takeForSession('s-told');
     await cut;
     expect(taken).toEqual([note]);

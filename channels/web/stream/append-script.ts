@@ -9,7 +9,7 @@
  * for it cost Redis three times the CPU: every entry carries its whole event).
  */
 
-import { hash } from 'node:crypto';
+import { shortDigest } from '../../../src/runtime/crypto/signing.ts';
 import { defineScript, runScript } from '../../../src/runtime/redis/redis-script.ts';
 import type { Redis } from 'ioredis';
 
@@ -65,7 +65,7 @@ export interface AppendScriptInput {
 
 /** A 16-character digest of an idempotency key (96 bits of SHA-256): what the recent list keeps. */
 export function idempotencyDigest(key: string): string {
-  return hash('sha256', key, 'base64url').slice(0, 16);
+  return shortDigest(key, 16);
 }
 
 /** Runs the append script (EVALSHA, falling back to EVAL when the server does not have it cached). */

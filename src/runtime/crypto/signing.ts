@@ -22,6 +22,14 @@ export function hmac(secret: string, text: string): string {
   return createHmac('sha256', secret).update(text, 'utf8').digest('base64url');
 }
 
+/**
+ * The first `chars` characters of the base64url SHA-256 of `text` (6 bits each, at most 43): a
+ * short fixed-length name for a key of any length, e.g. 16 characters (96 bits) for a dedupe list.
+ */
+export function shortDigest(text: string, chars: number): string {
+  return hash('sha256', text, 'base64url').slice(0, chars);
+}
+
 /** SHA-256 of `text` as hex: how one-time tokens are stored, so Redis never holds a usable one. */
 export function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex');
