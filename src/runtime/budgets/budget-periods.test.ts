@@ -4,11 +4,20 @@ import { durationText, periodWindow, resetText } from './budget-periods.ts';
 describe('budget periods', () => {
   it('names the UTC day and month of a moment and when each ends', () => {
     const at = Date.parse('2028-02-29T23:59:59.999Z');
-    expect(periodWindow('day', at)).toEqual({ id: '2028-02-29', endsAt: Date.parse('2028-03-01T00:00:00.000Z') });
-    expect(periodWindow('month', at)).toEqual({ id: '2028-02', endsAt: Date.parse('2028-03-01T00:00:00.000Z') });
+    expect(periodWindow('day', at)).toEqual({ id: '2028-02-29', startsAt: Date.parse('2028-02-29T00:00:00.000Z'), endsAt: Date.parse('2028-03-01T00:00:00.000Z') });
+    expect(periodWindow('month', at)).toEqual({ id: '2028-02', startsAt: Date.parse('2028-02-01T00:00:00.000Z'), endsAt: Date.parse('2028-03-01T00:00:00.000Z') });
     const newYear = Date.parse('2027-12-31T12:00:00.000Z');
-    expect(periodWindow('month', newYear)).toEqual({ id: '2027-12', endsAt: Date.parse('2028-01-01T00:00:00.000Z') });
+    expect(periodWindow('month', newYear)).toEqual({ id: '2027-12', startsAt: Date.parse('2027-12-01T00:00:00.000Z'), endsAt: Date.parse('2028-01-01T00:00:00.000Z') });
     expect(periodWindow('day', Date.parse('2028-01-01T00:00:00.000Z')).id).toBe('2028-01-01');
+  });
+
+  it('answers moments on either side of a boundary, in any order, with their own period', () => {
+    const before = Date.parse('2030-06-30T23:59:59.999Z');
+    const after = before + 1;
+    for (const at of [before, after, before, after, after, before]) {
+      expect(periodWindow('day', at).id).toBe(at === before ? '2030-06-30' : '2030-07-01');
+      expect(periodWindow('month', at)).toMatchObject({ id: at === before ? '2030-06' : '2030-07', endsAt: Date.parse(at === before ? '2030-07-01T00:00:00.000Z' : '2030-08-01T00:00:00.000Z') });
+    }
   });
 
   it('writes a wait rounded up to the minute, in days and hours from a day on', () => {

@@ -10,6 +10,8 @@ export type BudgetPeriod = 'day' | 'month';
 export interface PeriodWindow {
   /** `2025-03-07` for a day, `2025-03` for a month. */
   readonly id: string;
+  /** When it starts, in ms since the epoch. */
+  readonly startsAt: number;
   /** When it ends (the next one starts), in ms since the epoch. */
   readonly endsAt: number;
 }
@@ -20,14 +22,25 @@ function twoDigits(value: number): string {
   return String(value).padStart(2, '0');
 }
 
-/** The day or month that `at` (ms since the epoch) falls in, in UTC. */
-export function periodWindow(period: BudgetPeriod, at: number): PeriodWindow {
+function windowOf(period: BudgetPeriod, at: number): PeriodWindow {
   const date = new Date(at);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth();
-  if (period === 'month') return { id: `${String(year)}-${twoDigits(month + 1)}`, endsAt: Date.UTC(year, month + 1, 1) };
+  if (period === 'month') return { id: `${String(year)}-${twoDigits(month + 1)}`, startsAt: Date.UTC(year, month, 1), endsAt: Date.UTC(year, month + 1, 1) };
   const day = date.getUTCDate();
-  return { id: `${String(year)}-${twoDigits(month + 1)}-${twoDigits(day)}`, endsAt: Date.UTC(year, month, day + 1) };
+  return { id: `${String(year)}-${twoDigits(month + 1)}-${twoDigits(day)}`, startsAt: Date.UTC(year, month, day), endsAt: Date.UTC(year, month, day + 1) };
+}
+
+/** The last window found of each period: a turn's model call asks for the same day and month ten times. */
+const lastWindows: Record<BudgetPeriod, PeriodWindow | undefined> = { day: undefined, month: undefined };
+
+/** The day or month that `at` (ms since the epoch) falls in, in UTC. */
+export function periodWindow(period: BudgetPeriod, at: number): PeriodWindow {
+  const last = lastWindows[period];
+  if (last !== undefined && at >= last.startsAt && at < last.endsAt) return last;
+  const found = windowOf(period, at);
+  lastWindows[period] = found;
+  return found;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { createBudgetStore, type BudgetStore, type ScopeLimits } from './budget-store.ts';
 
@@ -82,6 +82,39 @@ describe('budget store', () => {
     } finally {
       await other.quit();
     }
+  });
+
+  it('sends the records of one loop turn as one script, summed per key, each counted exactly', async () => {
+    const of = (sender: string, conversation: string): ScopeLimits[] => [
+      { scope: 'sender', id: sender, limits: {} },
+      { scope: 'conversation', id: conversation, limits: {} },
+      { scope: 'deployment', id: 'all', limits: {} },
+    ];
+    const scripts = vi.spyOn(redis, 'evalsha');
+    const tomorrow = AT + 86_400_000;
+    await Promise.all([
+      store.record(of('web:b_1', 'c-1'), { tokens: 100, calls: 1, costMicros: 30 }, AT),
+      store.record(of('web:b_1', 'c-2'), { tokens: 50, calls: 1, costMicros: 20 }, AT),
+      store.record(of('web:b_2', 'c-3'), { tokens: 7, calls: 2 }, AT),
+      // A record of the next day in the same batch counts on that day.
+      store.record(of('web:b_2', 'c-3'), { tokens: 1, calls: 1 }, tomorrow),
+    ]);
+    expect(scripts).toHaveBeenCalledTimes(1);
+    expect(await store.usage('sender', 'web:b_1', AT)).toEqual({ day: { tokens: 150, calls: 2, costMicros: 50 }, month: { tokens: 150, calls: 2 } });
+    expect(await store.usage('conversation', 'c-3', AT)).toEqual({ day: { tokens: 7, calls: 2 }, month: { tokens: 8, calls: 3 } });
+    expect(await store.usage('deployment', 'all', AT)).toEqual({ day: { tokens: 157, calls: 4, costMicros: 50 }, month: { tokens: 158, calls: 5 } });
+    expect(await store.usage('deployment', 'all', tomorrow)).toEqual({ day: { tokens: 1, calls: 1 }, month: { tokens: 158, calls: 5 } });
+    expect(await store.topToday('sender', AT, 10)).toEqual([{ id: 'web:b_1', tokens: 150, calls: 2, costMicros: 50 }, { id: 'web:b_2', tokens: 7, calls: 2 }]);
+    expect(await store.topToday('conversation', tomorrow, 10)).toEqual([{ id: 'c-3', tokens: 1, calls: 1 }]);
+    // Every key of the batch got its own period's expiry.
+    expect(await redis.expiretime(`${prefix()}:budget:top:sender:d:2031-05-21`)).toBe(Date.parse('2031-05-22T01:00:00.000Z') / 1000);
+    expect(await redis.expiretime(`${prefix()}:budget:sender:web:b_1:d:2031-05-20`)).toBe(Date.parse('2031-05-21T01:00:00.000Z') / 1000);
+  });
+
+  it('fails every record of a batch whose script failed', async () => {
+    await redis.set(`${prefix()}:budget:deployment:all:d:2031-05-20`, 'not a hash');
+    const results = await Promise.allSettled([store.record(scopes(), { tokens: 1, calls: 1 }, AT), store.record(scopes(), { tokens: 2, calls: 1 }, AT)]);
+    expect(results.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual([expect.stringContaining('WRONGTYPE'), expect.stringContaining('WRONGTYPE')]);
   });
 
   it('lists the day\'s biggest senders and conversations by tokens', async () => {

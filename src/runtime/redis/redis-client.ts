@@ -21,7 +21,7 @@ export type RedisClientOptions = Omit<RedisOptions, 'host' | 'port' | 'path' | '
 /**
  * Opens a client for a `REDIS_URL`: a `Redis` for one URL, a `Cluster` (typed `Redis`, see the
  * file comment) for a comma-separated list of seed nodes. Credentials, database and TLS come from
- * the (first) URL; `options` add to them. The commands of one tick leave in one socket write
+ * the (first) URL; `options` add to them. The commands of one event-loop turn leave in one socket write
  * ({@link coalesceWrites}). The caller closes the client (`quit()`).
  *
  * @example
@@ -77,7 +77,7 @@ export function failFastRedisOptions(backoff: ReconnectBackoff = REDIS_RECONNECT
  * `clusterRetryStrategy`; `enableOfflineQueue`, `lazyConnect`, `enableReadyCheck` and the
  * auto-pipelining options stay at the top; everything else (credentials, TLS, timeouts,
  * `maxRetriesPerRequest`) applies to each node connection. A `db` is dropped: a cluster has
- * database 0 only. Each node connection sends the commands of one tick in one socket write
+ * database 0 only. Each node connection sends the commands of one event-loop turn in one socket write
  * ({@link coalesceWrites}).
  *
  * @returns The `Cluster`, typed `Redis` (see the file comment).

@@ -44,6 +44,21 @@ describe('coalesced writes', () => {
     expect(replies[21]).toEqual({ status: 'fulfilled', value: '19' });
   });
 
+  it('sends the commands of every callback of one loop turn in one write', async () => {
+    const client = await connected(true);
+    const writes = countSocketWrites(client);
+    const key = (n: number): string => `${prefix()}:turn:${n}`;
+    // Two timers due together run in one timers phase, each followed by its own ticks: as two
+    // socket callbacks of one poll phase would, each resuming a request that sends a command.
+    const fromTimer = (n: number): Promise<unknown> =>
+      new Promise((resolve, reject) => {
+        setTimeout(() => { client.set(key(n), String(n)).then(resolve, reject); }, 0);
+      });
+    await Promise.all([fromTimer(1), fromTimer(2)]);
+    expect(writes).toEqual({ single: 0, vectored: 1 });
+    expect(await client.mget(key(1), key(2))).toEqual(['1', '2']);
+  });
+
   it('is what a plain client does not do: a write per command', async () => {
     const client = await connected(false);
     const writes = countSocketWrites(client);

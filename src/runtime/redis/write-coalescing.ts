@@ -1,17 +1,20 @@
 /**
- * One socket write for the commands a Redis client sends in one tick.
+ * One socket write for the commands a Redis client sends in one turn of the event loop.
  *
  * ioredis writes every command to its socket as it is sent: one `write` system call each, and one
- * read for Redis at the other end. Many turns and requests run at once in a process, and the
- * replies of one socket read resume several of them, which then send their next commands in the
- * same tick. Corking the socket at the first write of a tick and uncorking it when the tick's
- * callbacks and promise reactions have run (`process.nextTick` scheduled from them runs after the
- * microtask queue drains) sends them all in one `writev`.
+ * read for Redis at the other end. Many turns and requests run at once in a process: one turn of
+ * the loop runs the callbacks of every socket that became readable (requests, Redis replies),
+ * and each resumes a few of them, which send their next commands. Corking the socket at the
+ * first write of a turn and uncorking it in the turn's check phase (`setImmediate`, which runs
+ * once the loop has polled its sockets and run their callbacks and promise reactions) sends them
+ * all in one `writev`. When the process is idle a turn has one callback, and the write leaves as
+ * soon as it has run: no timer, no added wait.
  *
- * Unlike ioredis' `enableAutoPipelining`, nothing waits: there is no pipeline object, no
- * `setImmediate` before the write and no waiting for the previous batch's replies. Every command
- * keeps its own reply, error and order. The bench measured, per message, about a third of the
- * process's write system calls and about 20% less CPU in the process and in Redis.
+ * Unlike ioredis' `enableAutoPipelining`, there is no pipeline object and no waiting for the
+ * previous batch's replies. Every command keeps its own reply, error and order. On loopback a
+ * write costs the sender about 20-35 µs of system time on this machine. Counted with `strace` on
+ * the Slack path at saturation: 2.5 Redis writes a message when the socket was uncorked at the end
+ * of each tick (`process.nextTick`), 0.4 at the end of each loop turn.
  */
 import type { Socket } from 'node:net';
 import type { Cluster, Redis } from 'ioredis';
@@ -20,7 +23,7 @@ const coalesced = new WeakSet<Socket>();
 const watched = new WeakSet<Redis | Cluster>();
 
 /**
- * Makes `client` coalesce the writes of each tick, on its current socket and on every socket it
+ * Makes `client` coalesce the writes of each turn of the event loop, on its current socket and on every socket it
  * opens later (reconnects). For a cluster, on the connection to every node, present and future.
  * Call it once, right after the client is made; calling it again does nothing more.
  */
@@ -44,7 +47,7 @@ function isCluster(client: Redis | Cluster): client is Cluster {
   return (client as { isCluster?: boolean }).isCluster === true;
 }
 
-/** Wraps `stream.write` so the first write of a tick corks the socket until the tick ends. */
+/** Wraps `stream.write` so the first write of a loop turn corks the socket until the turn's check phase. */
 function corkEachTick(stream: Socket | undefined): void {
   if (stream === undefined || coalesced.has(stream)) return;
   coalesced.add(stream);
@@ -58,7 +61,7 @@ function corkEachTick(stream: Socket | undefined): void {
     if (!corked) {
       corked = true;
       stream.cork();
-      process.nextTick(uncork);
+      setImmediate(uncork);
     }
     return write(...args);
   };
