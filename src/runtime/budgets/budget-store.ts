@@ -1,8 +1,8 @@
 /**
  * Model spending counted in Redis, shared by every worker: tokens and model calls per sender, per
  * conversation and for the whole deployment, per UTC day and month, and the turns each sender
- * started in the last minute. Each check and each count is one Lua script, so processes never see
- * half of another's update.
+ * started in the last minute. Each check is one Lua script, and so are the counts of one turn of the
+ * event loop (summed per key), so processes never see half of another's update.
  *
  * Keys (`<p>` the prefix): `<p>:budget:<scope>:<id>:d:<YYYY-MM-DD>` and `…:m:<YYYY-MM>` (hashes of
  * `tokens` and `calls`, a sender's and the deployment's day also `costMicros`; the deployment's id is
