@@ -68,6 +68,7 @@ const COVERED_SCRIPT_FILES = [
   'queues/inline-turns.ts',
   'queues/session-lock.ts',
   'src/runtime/approvals/approval-scripts.ts',
+  'src/runtime/budgets/budget-record.ts',
   'src/runtime/budgets/budget-store.ts',
   'src/runtime/inspect/conversation-index.ts',
   'src/runtime/senders/sender-scripts.ts',
@@ -350,7 +351,7 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     await expectOneSlot();
   });
 
-  it('budgets: count a model call in every scope and check them with a turn rate', async () => {
+  it('budgets: count two senders\' model calls in every scope in one script and check them with a turn rate', async () => {
     const budgets = createBudgetStore({ redis, prefix });
     const scopes = [
       { scope: 'sender' as const, id: 'web:b_1', limits: { callsPerDay: 1 } },
@@ -359,8 +360,11 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     ];
     const rate = { senderId: 'web:b_1', turnId: 't-1', maxTurns: 5, windowMs: 60_000 };
     expect(await budgets.admit(scopes, rate, Date.now())).toEqual({ ok: true });
-    await budgets.record(scopes, { tokens: 400, calls: 1 }, Date.now());
+    // Two senders' calls in one loop turn: one record script over both senders' keys.
+    const other = [{ scope: 'sender' as const, id: 'web:b_2', limits: {} }, { scope: 'conversation' as const, id: 's-2', limits: {} }, { scope: 'deployment' as const, id: 'all', limits: {} }];
+    await Promise.all([budgets.record(scopes, { tokens: 400, calls: 1 }, Date.now()), budgets.record(other, { tokens: 100, calls: 1 }, Date.now())]);
     expect(await budgets.admit(scopes, { ...rate, turnId: 't-2' }, Date.now())).toMatchObject({ ok: false, scope: 'sender' });
+    expect((await budgets.usage('deployment', 'all', Date.now())).day).toMatchObject({ tokens: 500, calls: 2 });
     await expectOneSlot();
   });
 
