@@ -5,7 +5,7 @@
 import { commandsPerMessage, perMessage, type SessionBytes } from './redis-usage.ts';
 import type { Saturation } from './load.ts';
 import type { Plan, SystemFigures } from './phases.ts';
-import { median } from './stats.ts';
+import { pairedRatios } from './stats.ts';
 
 /** Targets of issue 12. */
 export const TARGETS = { throughputRatio: 0.6, p50Ms: 5, p99Ms: 25, commandsRatio: 1.3, idleBytes: 4096, twoWorkers: 1.5 } as const;
@@ -38,22 +38,16 @@ const yes = (met: boolean): string => (met ? 'yes' : 'no');
 const spread = (saturation: Saturation): string =>
   `${msgs(saturation.throughput).padStart(11)} (runs ${Math.min(...saturation.runs).toFixed(0)}-${Math.max(...saturation.runs).toFixed(0)})`;
 
-/**
- * Switchboard's saturation throughput over the baseline's: the median of the ratios of the runs
- * made side by side (run i of each, one right after the other), so that a slower spell of the
- * machine lowers both figures of a pair rather than one system's median.
- */
-function pairedRatios(baseline: SystemFigures, switchboard: SystemFigures): { median: number; each: number[] } {
-  const each = switchboard.saturation.runs.map((run, index) => run / (baseline.saturation.runs[index] ?? Number.NaN));
-  return { median: median(each), each };
-}
+/** Switchboard's saturation throughput over the baseline's, pair by pair ({@link pairedRatios}). */
+const throughputRatios = (baseline: SystemFigures, switchboard: SystemFigures): { median: number; each: number[] } =>
+  pairedRatios(switchboard.saturation.runs, baseline.saturation.runs);
 
 /** Redis commands per message of a system's saturation runs. */
 const commandsOf = (figures: SystemFigures): number => commandsPerMessage(figures.commands, figures.saturation.messages);
 
 /** Prints figures 1 to 3 once both systems were measured. */
 export function printSystems(baseline: SystemFigures, switchboard: SystemFigures, plan: Plan): void {
-  const ratio = pairedRatios(baseline, switchboard);
+  const ratio = throughputRatios(baseline, switchboard);
   out(`1. Saturation throughput, 1 process (closed loop: ${plan.conversations} conversations, each posting its next message once the last was accepted; median of ${plan.repeats} runs of ${plan.saturation} messages each, the two systems taking turns, after ${plan.warmUp} warm-up)`);
   out(`   baseline      ${spread(baseline.saturation)}`);
   out(`   switchboard   ${spread(switchboard.saturation)}`);
@@ -110,7 +104,7 @@ function rows(figures: Figures): Row[] {
   const na = '-';
   if (base !== undefined && sb !== undefined) {
     const ratio = commandsOf(sb) / commandsOf(base);
-    const throughputRatio = pairedRatios(base, sb).median;
+    const throughputRatio = throughputRatios(base, sb).median;
     table.push(
       [
         'Saturation throughput, 1 process (msg/s)',

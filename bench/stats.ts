@@ -25,6 +25,16 @@ export function median(values: readonly number[]): number {
   return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
 }
 
+/**
+ * The ratios of runs made side by side (run i of `ours` over run i of `theirs`, one right after the
+ * other) and their median: a slower spell of the machine lowers both runs of a pair rather than
+ * one system's median.
+ */
+export function pairedRatios(ours: readonly number[], theirs: readonly number[]): { median: number; each: number[] } {
+  const each = ours.map((run, index) => run / (theirs[index] ?? Number.NaN));
+  return { median: median(each), each };
+}
+
 /** Options of {@link LatencyTracker}. */
 export interface TrackerOptions {
   /** How many of the first accepted messages count for throughput but not for the percentiles. Default 0. */

@@ -14,7 +14,7 @@ import { answeredLoop } from './answered-loop.ts';
 import { killDuringBurst, type KillFigures, type KillPlan } from './kill-burst.ts';
 import type { SlackAnswers } from './slack-answers.ts';
 import { createSlackPoster } from './slack-events.ts';
-import { createSlackTarget } from './slack-target.ts';
+import { createSlackTarget, type SlackTarget } from './slack-target.ts';
 import { startSystem, type SystemProcess } from './system-process.ts';
 
 /** How much load each part of a run offers. */
@@ -84,19 +84,33 @@ function callsBetween(before: ReadonlyMap<string, number>, after: ReadonlyMap<st
     .sort((a, b) => b[1] - a[1]);
 }
 
+/** The child config of a run of `spec`: its own config on a fresh key prefix. */
+export function runConfig(spec: RunSpec): Readonly<Record<string, unknown>> {
+  return { ...spec.config, prefix: `bench-peers-${spec.label}-${Date.now().toString(36)}` };
+}
+
+/**
+ * The plan's warm-up on `target`, labelled after `label`: in rounds of the pool, each answered
+ * before the next, so a DM never gets its next message while the last may still be handled (the
+ * Chat SDK drops such a message).
+ */
+export async function warmUp(target: SlackTarget, plan: PeerPlan, label: string): Promise<void> {
+  for (let round = 0; round * plan.pool < plan.warmUp; round += 1) {
+    await answeredLoop(target, `${label}w${String(round)}`, Math.min(plan.pool, plan.warmUp - round * plan.pool), plan.inFlight);
+  }
+}
+
 /** Runs `spec` through the plan. */
 export async function measureRun(spec: RunSpec, plan: PeerPlan, context: RunContext): Promise<RunFigures> {
   const { redis, answers } = context;
-  const config = { ...spec.config, prefix: `bench-peers-${spec.label}-${Date.now().toString(36)}` };
+  const config = runConfig(spec);
   const start = (): Promise<SystemProcess> => startSystem(spec.script, config);
   let system = await start();
   const poster = createSlackPoster(system.url, context.signingSecret);
   const target = createSlackTarget(poster, answers, plan.pool);
   answers.clear();
   try {
-    // In rounds of the pool, each answered before the next: a DM never gets its next message while
-    // the last may still be handled (the Chat SDK drops such a message).
-    for (let round = 0; round * plan.pool < plan.warmUp; round += 1) await answeredLoop(target, `${spec.label}w${String(round)}`, Math.min(plan.pool, plan.warmUp - round * plan.pool), plan.inFlight);
+    await warmUp(target, plan, spec.label);
     // In this order, the only reading inside the window is the first `commandCounts`, which
     // `commandsBetween` leaves out.
     const redisBefore = await cpuNow(redis);

@@ -6,11 +6,11 @@
  * median of the pairs' ratios: a single run of 1,000 events lasts well under a second, and two
  * such runs minutes apart differed by 30% on this machine.
  */
-import { median } from '../stats.ts';
+import { pairedRatios } from '../stats.ts';
 import { answeredLoop } from './answered-loop.ts';
-import type { PeerPlan, RunContext, RunSpec } from './measure-run.ts';
+import { runConfig, warmUp, type PeerPlan, type RunContext, type RunSpec } from './measure-run.ts';
 import { createSlackPoster, type SlackPoster } from './slack-events.ts';
-import { createSlackTarget } from './slack-target.ts';
+import { createSlackTarget, type SlackTarget } from './slack-target.ts';
 import { startSystem, type SystemProcess } from './system-process.ts';
 
 /** What the side-by-side runs measured: each run's throughput (msg/s), in order, and the pairs' ratios. */
@@ -30,27 +30,22 @@ interface Contender {
   readonly throughputs: number[];
 }
 
-/** Sends `messages` events to `contender` with the plan's senders in flight; its throughput, msg/s. */
-async function saturate(contender: Contender, plan: PeerPlan, context: RunContext, run: string, messages: number): Promise<number> {
-  // A target per run: the fake Slack's answers go to one listener at a time.
+/**
+ * Runs `drive` on a target of `contender`'s own for the time it takes: the fake Slack's answers go
+ * to one listener at a time, and the other system's target must not take them.
+ */
+async function onTarget<T>(contender: Contender, plan: PeerPlan, context: RunContext, drive: (target: SlackTarget) => Promise<T>): Promise<T> {
   const target = createSlackTarget(contender.poster, context.answers, plan.pool);
   try {
-    return (await answeredLoop(target, run, messages, plan.inFlight)).throughput;
+    return await drive(target);
   } finally {
     await target.close();
   }
 }
 
 async function start(spec: RunSpec, context: RunContext): Promise<Contender> {
-  const system = await startSystem(spec.script, { ...spec.config, prefix: `bench-peers-${spec.label}-${Date.now().toString(36)}` });
+  const system = await startSystem(spec.script, runConfig(spec));
   return { spec, system, poster: createSlackPoster(system.url, context.signingSecret), throughputs: [] };
-}
-
-async function warmUp(contender: Contender, plan: PeerPlan, context: RunContext): Promise<void> {
-  // In rounds of the pool, as in a run: every DM's user becomes known, and no DM has two messages at once.
-  for (let round = 0; round * plan.pool < plan.warmUp; round += 1) {
-    await saturate(contender, plan, context, `${contender.spec.label}w${String(round)}`, Math.min(plan.pool, plan.warmUp - round * plan.pool));
-  }
 }
 
 /** Runs `pairs` side-by-side pairs of saturation runs of `switchboard` and `chatSdk`. */
@@ -59,14 +54,16 @@ export async function saturationSideBySide(switchboard: RunSpec, chatSdk: RunSpe
   try {
     for (const spec of [switchboard, chatSdk]) started.push(await start(spec, context));
     const [ours, theirs] = started as [Contender, Contender];
-    for (const contender of started) await warmUp(contender, plan, context);
+    for (const contender of started) await onTarget(contender, plan, context, (target) => warmUp(target, plan, contender.spec.label));
     for (let pair = 0; pair < pairs; pair += 1) {
       for (const contender of pair % 2 === 0 ? [ours, theirs] : [theirs, ours]) {
-        contender.throughputs.push(await saturate(contender, plan, context, `${contender.spec.label}p${String(pair)}`, plan.saturation));
+        const run = `${contender.spec.label}p${String(pair)}`;
+        const { throughput } = await onTarget(contender, plan, context, (target) => answeredLoop(target, run, plan.saturation, plan.inFlight));
+        contender.throughputs.push(throughput);
       }
     }
-    const ratios = ours.throughputs.map((throughput, index) => throughput / (theirs.throughputs[index] ?? Number.NaN));
-    return { switchboard: ours.throughputs, chatSdk: theirs.throughputs, ratios, medianRatio: median(ratios) };
+    const ratios = pairedRatios(ours.throughputs, theirs.throughputs);
+    return { switchboard: ours.throughputs, chatSdk: theirs.throughputs, ratios: ratios.each, medianRatio: ratios.median };
   } finally {
     for (const contender of started) {
       contender.poster.close();

@@ -42,4 +42,14 @@ describe('loop turn batch', () => {
     await add(3);
     expect(flushes).toEqual([[3]]);
   });
+
+  it('fails the adders of a flush that throws before it returns a promise', async () => {
+    const add = loopTurnBatch<number>((items) => {
+      if (items.includes(1)) throw new Error('cannot build the command');
+      return Promise.resolve();
+    });
+    const results = await Promise.allSettled([add(1), add(2)]);
+    expect(results.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual(['Error: cannot build the command', 'Error: cannot build the command']);
+    await expect(add(3)).resolves.toBeUndefined();
+  });
 });

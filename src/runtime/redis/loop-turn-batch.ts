@@ -24,7 +24,8 @@ export function loopTurnBatch<Item>(flush: (items: readonly Item[]) => Promise<v
 
   const run = (batch: Pending<Item>): void => {
     if (pending === batch) pending = undefined;
-    flush(batch.items).then(() => { batch.settle(); }, (error: unknown) => { batch.settle(error ?? new Error('batch flush failed')); });
+    // A flush that throws before it returns a promise fails its batch too, not the timer's callback.
+    new Promise<void>((resolve) => { resolve(flush(batch.items)); }).then(() => { batch.settle(); }, (error: unknown) => { batch.settle(error ?? new Error('batch flush failed')); });
   };
 
   const open = (): Pending<Item> => {
