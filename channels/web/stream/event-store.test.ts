@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import type { WebChatEvent } from './chat-event.ts';
-import { createWebEventStore, type StoredWebChatEvent, type WebEventStore, type WebEventStoreOptions } from './event-store.ts';
+import { createWebEventStore, type LiveWebChatEvent, type StoredWebChatEvent, type WebEventStore, type WebEventStoreOptions } from './event-store.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -59,7 +60,7 @@ describe('WebEventStore.append', () => {
     expect(stored).toEqual([{ id: first.id, event: part('t1', 'p1', 'Looking.') }]);
   });
 
-  it('keeps keys per conversation, within a window of recent events, in a list no longer than the window', async () => {
+  it('keeps keys per conversation, within a window of recent events, in a list of one pair per event of the window', async () => {
     const redis = await connect();
     const store = await makeStore({ redis, idempotencyWindow: 3 });
     const first = await store.append('conv-a', part('t1', 'p1', 'a'), 'same-key');
@@ -72,7 +73,28 @@ describe('WebEventStore.append', () => {
     await store.append('conv-a', part('t1', 'p4', 'a4'), 'key-4');
     // Past the window, the same key is a new event.
     expect((await store.append('conv-a', part('t1', 'p1', 'late'), 'same-key')).duplicate).toBe(false);
-    expect(await redis.llen(`${prefix()}:web-recent:conv-a`)).toBe(3);
+    expect(await redis.llen(`${prefix()}:web-recent:conv-a`)).toBe(6);
+  });
+
+  it('reads a dedupe list of the earlier form (one "<digest> <id>" element per event) once, then keeps the new form', async () => {
+    const redis = await connect();
+    const store = await makeStore({ redis });
+    const mine = collector();
+    const unsubscribe = await store.subscribe('upgraded', mine.listener);
+    const first = await store.append('upgraded', part('t', 'p1', 'one'), 'k1');
+    const second = await store.append('upgraded', part('t', 'p2', 'two'), 'k2');
+    // The list as versions before the pair form wrote it, newest first.
+    const bare = (key: string): string => createHash('sha256').update(key).digest('base64url').slice(0, 16);
+    const recentKey = `${prefix()}:web-recent:upgraded`;
+    await redis.del(recentKey);
+    await redis.rpush(recentKey, `${bare('k2')} ${second.id}`, `${bare('k1')} ${first.id}`);
+    expect(await store.append('upgraded', part('t', 'p1', 'again'), 'k1')).toEqual({ id: first.id, duplicate: true });
+    const third = await store.append('upgraded', part('t', 'p3', 'three'), 'k3');
+    expect(third.duplicate).toBe(false);
+    expect(await redis.lrange(recentKey, 0, -1)).toEqual([`#${bare('k3')}`, third.id]);
+    await mine.waitFor(3);
+    expect((mine.received as LiveWebChatEvent[]).map((stored) => [stored.previousId, stored.id])).toEqual([['0', first.id], [first.id, second.id], [second.id, third.id]]);
+    await unsubscribe();
   });
 
   it('caps the stream near maxLen', async () => {
