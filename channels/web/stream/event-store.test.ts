@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import type { WebChatEvent } from './chat-event.ts';
-import { createWebEventStore, type LiveWebChatEvent, type StoredWebChatEvent, type WebEventStore, type WebEventStoreOptions } from './event-store.ts';
+import { createWebEventStore, type LiveWebChatEvent, type StoredWebChatEvent, type Unsubscribe, type WebEventStore, type WebEventStoreOptions } from './event-store.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -49,6 +50,22 @@ function collector(): { listener: (stored: StoredWebChatEvent) => void; received
   };
 }
 
+/** A store on a connection of its own, and a collector subscribed to one of its conversations. */
+interface Watched {
+  readonly redis: Redis;
+  readonly store: WebEventStore;
+  readonly mine: ReturnType<typeof collector>;
+  readonly unsubscribe: Unsubscribe;
+}
+
+async function watched(conversationId: string): Promise<Watched> {
+  const redis = await connect();
+  const store = await makeStore({ redis });
+  const mine = collector();
+  const unsubscribe = await store.subscribe(conversationId, mine.listener);
+  return { redis, store, mine, unsubscribe };
+}
+
 describe('WebEventStore.append', () => {
   it('stores an idempotency key once and answers the first id again', async () => {
     const store = await makeStore();
@@ -77,10 +94,7 @@ describe('WebEventStore.append', () => {
   });
 
   it('reads a dedupe list of the earlier form (one "<digest> <id>" element per event) once, then keeps the new form', async () => {
-    const redis = await connect();
-    const store = await makeStore({ redis });
-    const mine = collector();
-    const unsubscribe = await store.subscribe('upgraded', mine.listener);
+    const { redis, store, mine, unsubscribe } = await watched('upgraded');
     const first = await store.append('upgraded', part('t', 'p1', 'one'), 'k1');
     const second = await store.append('upgraded', part('t', 'p2', 'two'), 'k2');
     // The list as versions before the pair form wrote it, newest first.
@@ -152,10 +166,7 @@ describe('WebEventStore.subscribe', () => {
   });
 
   it('names the stream\'s last entry as the previous one also for a stream written before its dedupe list', async () => {
-    const redis = await connect();
-    const store = await makeStore({ redis });
-    const mine = collector();
-    const unsubscribe = await store.subscribe('older', mine.listener);
+    const { redis, store, mine, unsubscribe } = await watched('older');
     const first = await store.append('older', part('t', 'p1', 'one'), 'k1');
     await redis.del(`${prefix()}:web-recent:older`);
     const second = await store.append('older', part('t', 'p2', 'two'), 'k2');
