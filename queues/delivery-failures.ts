@@ -197,6 +197,14 @@ function parseRecord(json: string | null): FailedDelivery | undefined {
 }
 
 /**
+ * The hash of a session's notes not told yet (`<prefix>:delivery-failures:untold:<session id>`):
+ * the session store's begin reports its length (`SessionStoreOptions.notesKey`).
+ */
+export function undeliveredNotesKey(prefix: string, sessionId: string): string {
+  return `${prefix}:delivery-failures:untold:${sessionId}`;
+}
+
+/**
  * Creates the failed-delivery log on `options.redis`. The outbound workers write to it; the
  * operator page reads it.
  *
@@ -212,7 +220,7 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
   const indexKey = `${prefix}:delivery-failures`;
   const dataKey = `${indexKey}:data`;
   const forgottenKey = `${indexKey}:forgotten`;
-  const notesKey = (sessionId: string): string => `${indexKey}:untold:${sessionId}`;
+  const notesKey = (sessionId: string): string => undeliveredNotesKey(prefix, sessionId);
   const takenKey = (sessionId: string): string => `${indexKey}:untold-taken:${sessionId}`;
 
   return {

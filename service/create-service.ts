@@ -32,6 +32,7 @@ import { untilRedisReady } from '../src/runtime/redis/redis-ready.ts';
 import { watchRedisConnection, type RedisWatchLogger } from '../src/runtime/redis/redis-watch.ts';
 import { deploymentPrefix, redisAddress } from '../src/runtime/redis/redis-target.ts';
 import { deliveryLogEntry } from '../queues/delivery-log-entry.ts';
+import { undeliveredNotesKey } from '../queues/delivery-failures.ts';
 import { createApprovalRuntime } from './approval-runtime.ts';
 import { createInspectWiring, processRedactor } from './inspect-wiring.ts';
 import { createClosers, type Closers } from './closers.ts';
@@ -139,7 +140,8 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   closers.add(CLOSE_ORDER.inbound, () => inboundQueue.close());
   const turnQueue = createTurnQueue({ connection, prefix });
   closers.add(CLOSE_ORDER.turns, () => turnQueue.close());
-  const sessions = createSessionStore({ redis, prefix });
+  // A turn's begin also says whether the session has notes of failed deliveries to tell.
+  const sessions = createSessionStore({ redis, prefix, notesKey: (sessionId) => undeliveredNotesKey(prefix, sessionId) });
   // A process that also runs turns (worker roles) runs a message's turn at once, inline.
   const inlineTurns: ServiceCore['inlineTurns'] = {};
   // The inline turns' claim goes on `redis`, the sessions' own connection, right behind the accept.

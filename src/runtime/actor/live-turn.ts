@@ -14,6 +14,11 @@ export interface LiveTurn {
   inbox: readonly Injection[];
   /** The conversation before this turn, read once when the turn starts. */
   readonly history: readonly ModelMessage[];
+  /**
+   * Whether notes of answers earlier turns failed to deliver waited when the turn began (see
+   * `TurnInProgress.notesWaiting`); absent when unknown, and then they are looked for.
+   */
+  readonly notesWaiting?: boolean;
   /** How many injections waited in the mailbox when the turn finished; set by its finish. */
   waitingAfter?: number;
   /**

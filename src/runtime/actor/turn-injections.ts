@@ -19,8 +19,9 @@ export async function gatherInjections(deps: TurnRunnerDeps, turn: LiveTurn, act
   if (fresh.length === 0) return;
   const untrustedReads = withReads(turn.record.untrustedReads, untrustedReadsOf(fresh));
   const message = injectionMessage(fresh);
-  // The turn's first injections also carry what earlier turns may have failed to deliver.
-  const missed = turn.record.given === 0 ? ((await deps.takeUndelivered?.(turn.record.sessionId)) ?? []) : [];
+  // The turn's first injections also carry what earlier turns may have failed to deliver (unless
+  // its begin found no such note).
+  const missed = turn.record.given === 0 && turn.notesWaiting !== false ? ((await deps.takeUndelivered?.(turn.record.sessionId)) ?? []) : [];
   turn.record = {
     ...turn.record,
     given: turn.inbox.length,

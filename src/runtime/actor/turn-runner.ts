@@ -102,5 +102,5 @@ async function openTurn(deps: TurnRunnerDeps, progress: TurnInProgress): Promise
   rememberSize(progress.history, progress.historyChars);
   const worker = deps.workerId ?? (processWorkerId ??= `${hostname()}:${process.pid}`);
   await deps.log.append(record.sessionId, { type: progress.resumed ? 'turn_resumed' : 'turn_started', turnId: record.turnId, actor: record.actor, data: { step: record.step, worker } });
-  return { record, inbox: progress.inbox, history: progress.history };
+  return { record, inbox: progress.inbox, history: progress.history, ...(progress.notesWaiting === undefined ? {} : { notesWaiting: progress.notesWaiting }) };
 }

@@ -43,6 +43,18 @@ describe('the next turn after an undelivered message', () => {
     expect(asked).toHaveLength(1);
   });
 
+  it('does not ask when the turn\'s begin found no note waiting, and asks when it found one', async () => {
+    const asked: string[] = [];
+    const none: LiveTurn = { record: fresh, inbox: [message], history: [], notesWaiting: false };
+    await gatherInjections(deps(new Map([[fresh.sessionId, missed]]), asked), none, actor);
+    expect(asked).toEqual([]);
+    expect(none.record.messages[0]?.content).toEqual([{ type: 'text', text: 'Did it work?' }]);
+    const some: LiveTurn = { record: fresh, inbox: [message], history: [], notesWaiting: true };
+    await gatherInjections(deps(new Map([[fresh.sessionId, missed]]), asked), some, actor);
+    expect(asked).toEqual([fresh.sessionId]);
+    expect(some.record.messages[0]?.content[0]).toEqual(undeliveredNotice(missed));
+  });
+
   it('adds nothing when nothing was missed', async () => {
     const turn: LiveTurn = { record: fresh, inbox: [message], history: [] };
     await gatherInjections(deps(new Map(), []), turn, actor);

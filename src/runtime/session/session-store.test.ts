@@ -168,6 +168,27 @@ describe('session store history', () => {
   });
 });
 
+describe('a turn\'s begin', () => {
+  it('says whether the session\'s notes hash has entries, in the begin\'s own script, when given its key', async () => {
+    const redis = await connect();
+    const notesKey = (sessionId: string): string => `${prefix()}:notes:${sessionId}`;
+    const store = createSessionStore({ redis, prefix: prefix(), notesKey });
+    await store.accept('sn', sampleInjection('n1'));
+    const quiet = await store.beginTurn('sn', (first) => recordFor('sn', first, 'turn_n1'));
+    expect(quiet?.notesWaiting).toBe(false);
+    await store.finishTurn(quiet?.record ?? recordFor('sn', sampleInjection('n1'), 'turn_n1'), []);
+    await redis.hset(notesKey('sn'), 'some-key', '{}');
+    await store.accept('sn', sampleInjection('n2'));
+    expect((await store.beginTurn('sn', (first) => recordFor('sn', first, 'turn_n2')))?.notesWaiting).toBe(true);
+    // Without a notes key, the begin says nothing either way.
+    const plain = createSessionStore({ redis, prefix: prefix() });
+    await plain.accept('sp', sampleInjection('p1'));
+    const begun = await plain.beginTurn('sp', (first) => recordFor('sp', first, 'turn_p1'));
+    expect(begun?.inbox).toHaveLength(1);
+    expect(begun).not.toHaveProperty('notesWaiting');
+  });
+});
+
 describe('a guarded accept', () => {
   it('stores the message unless its sender is blocked or has messages held, and drops a repeat', async () => {
     const redis = await connect();

@@ -53,6 +53,13 @@ export interface SessionStoreOptions {
    * `conversationIndexLayout(prefix)`; `false` keeps none.
    */
   readonly conversations?: ConversationIndexLayout | false;
+  /**
+   * The key of a hash per session whose length a turn's begin reports in the same script
+   * ({@link TurnInProgress.notesWaiting}): the notes of answers earlier turns failed to deliver,
+   * so a turn with none to tell spends no command of its own to find out. Default: none (the
+   * begin reports nothing).
+   */
+  readonly notesKey?: (sessionId: string) => string;
 }
 
 /** A turn to run: its record and every injection it has taken so far, in arrival order. */
@@ -71,6 +78,11 @@ export interface TurnInProgress {
    * from (its first model call); it rejects as the write did.
    */
   readonly saved?: Promise<void>;
+  /**
+   * Whether the session's notes hash ({@link SessionStoreOptions.notesKey}) had entries when the
+   * turn began; absent when the store has no notes key.
+   */
+  readonly notesWaiting?: boolean;
 }
 
 /**
@@ -154,7 +166,8 @@ export interface SessionStore {
  * history comes as `{ messages, version, state }`: state 1, nothing sent (the version is the one
  * the caller holds); 0, the list's elements; 2, no list: the earlier single-string form, or `''`.
  * When a new turn is to start and `ARGV[2]` (now, ms) is set, the conversation index (`KEYS[7]`,
- * `KEYS[8]`) records it: ARGV session id, most conversations, idle cutoff (ms).
+ * `KEYS[8]`) records it: ARGV session id, most conversations, idle cutoff (ms). The last element
+ * of the reply is the length of hash `KEYS[9]` (the session's notes), or -1 without that key.
  */
 const BEGIN_SCRIPT = defineScript(`${CONVERSATION_STARTED_LUA}
 local turn = redis.call('GET', KEYS[1])
@@ -165,10 +178,11 @@ if not turn and #inbox == 0 then
   inbox = { moved }
 end
 if not turn and ARGV[2] ~= '' then conversation_started(KEYS[7], KEYS[8], ARGV[3], ARGV[2], ARGV[4], ARGV[5], inbox[1]) end
+local notes = KEYS[9] and redis.call('HLEN', KEYS[9]) or -1
 local version = redis.call('GET', KEYS[5])
-if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 1 } end
-if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0 } end
-return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2 }`);
+if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 1, notes } end
+if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0, notes } end
+return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2, notes }`);
 
 /**
  * How many of the log's last entries a guarded finish looks through for the turn's `turn_settled`
@@ -303,16 +317,17 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
     async beginTurn(sessionId, create, at = Date.now()) {
       const keys = [...['turn', 'inbox', 'pending', 'hist', 'histv', 'history'].map((part) => key(sessionId, part)), ...indexKeys];
+      if (options.notesKey !== undefined) keys.push(options.notesKey(sessionId));
       const cached = known.get(sessionId);
       const started = index === undefined ? [''] : [at, sessionId, index.maxConversations, at - index.maxIdleMs];
-      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [cached?.version ?? '', ...started])) as [string, string[], string[], string, number] | null;
+      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [cached?.version ?? '', ...started])) as [string, string[], string[], string, number, number] | null;
       if (reply === null) return undefined;
-      const [turnRaw, inboxRaw, ...stored] = reply;
+      const [turnRaw, inboxRaw, items, version, state, notes] = reply;
       const inbox = parseInjections(inboxRaw);
-      const base = readHistory(stored, cached);
+      const base = readHistory([items, version, state], cached);
       // Kept for the next turn here, and as the base the turn's changes are computed against.
       known.set(sessionId, base);
-      const begun = { inbox, history: base.messages, historyChars: listChars(base.sizes) };
+      const begun = { inbox, history: base.messages, historyChars: listChars(base.sizes), ...(notes < 0 ? {} : { notesWaiting: notes > 0 }) };
       if (turnRaw !== '') return { record: JSON.parse(turnRaw) as TurnRecord, ...begun, resumed: true };
       const first = inbox[0];
       if (first === undefined) return undefined;
