@@ -99,7 +99,9 @@ export interface DeliveryFailures {
   noteForSession(note: UndeliveredNote): Promise<void>;
   /**
    * The notes kept for `sessionId`, oldest first, removed as they are read (once across readers;
-   * a take sent again after its answer was lost gets them again).
+   * a take sent again after its answer was lost gets them again). One script, also when there are
+   * none: a turn asks only once its begin found some (`SessionStoreOptions.notesKey` with
+   * {@link undeliveredNotesKey}).
    */
   takeForSession(sessionId: string): Promise<UndeliveredNote[]>;
 }
@@ -201,7 +203,12 @@ function parseRecord(json: string | null): FailedDelivery | undefined {
  * the session store's begin reports its length (`SessionStoreOptions.notesKey`).
  */
 export function undeliveredNotesKey(prefix: string, sessionId: string): string {
-  return `${prefix}:delivery-failures:untold:${sessionId}`;
+  return `${failuresKey(prefix)}:untold:${sessionId}`;
+}
+
+/** The sorted set of the failed-delivery log, whose name starts every key of this module. */
+function failuresKey(prefix: string): string {
+  return `${prefix}:delivery-failures`;
 }
 
 /**
@@ -217,7 +224,7 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
   const prefix = checkPrefix(options.prefix);
   const maxEntries = Math.max(1, options.maxEntries ?? 1000);
   const ttlMs = options.ttlMs ?? 14 * 24 * 60 * 60 * 1000;
-  const indexKey = `${prefix}:delivery-failures`;
+  const indexKey = failuresKey(prefix);
   const dataKey = `${indexKey}:data`;
   const forgottenKey = `${indexKey}:forgotten`;
   const notesKey = (sessionId: string): string => undeliveredNotesKey(prefix, sessionId);
@@ -249,9 +256,6 @@ export function createDeliveryFailures(options: DeliveryFailuresOptions): Delive
       await runScript(redis, NOTE, keys, [sha256Hex(note.idempotencyKey), JSON.stringify(note), Number.isNaN(at) ? Date.now() : at, ttlMs]);
     },
     async takeForSession(sessionId) {
-      // Nearly always there is nothing: a plain read says so without a script; the script then
-      // takes what is there and removes it in one step.
-      if ((await redis.hlen(notesKey(sessionId))) === 0) return [];
       const keys = [notesKey(sessionId), takenKey(sessionId), `${indexKey}:untold-take:${randomUUID()}`];
       const reply = await runScript(redis, TAKE_NOTES, keys, [Date.now(), ttlMs]);
       const notes = (Array.isArray(reply) ? (reply as unknown[]) : []).map(parseNote);

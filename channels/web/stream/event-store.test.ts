@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shortDigest } from '../../../src/runtime/crypto/signing.ts';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
 import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import type { WebChatEvent } from './chat-event.ts';
@@ -98,7 +98,7 @@ describe('WebEventStore.append', () => {
     const first = await store.append('upgraded', part('t', 'p1', 'one'), 'k1');
     const second = await store.append('upgraded', part('t', 'p2', 'two'), 'k2');
     // The list as versions before the pair form wrote it, newest first.
-    const bare = (key: string): string => createHash('sha256').update(key).digest('base64url').slice(0, 16);
+    const bare = (key: string): string => shortDigest(key, 16);
     const recentKey = `${prefix()}:web-recent:upgraded`;
     await redis.del(recentKey);
     await redis.rpush(recentKey, `${bare('k2')} ${second.id}`, `${bare('k1')} ${first.id}`);

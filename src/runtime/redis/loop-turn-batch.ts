@@ -29,13 +29,8 @@ export function loopTurnBatch<Item>(flush: (items: readonly Item[]) => Promise<v
   };
 
   const open = (): Pending<Item> => {
-    let resolve: () => void = () => undefined;
-    let reject: (error: unknown) => void = () => undefined;
-    const done = new Promise<void>((ok, fail) => {
-      resolve = ok;
-      reject = fail;
-    });
-    const batch: Pending<Item> = { items: [], done, settle: (error) => { if (error === undefined) resolve(); else reject(error); } };
+    const { promise: done, resolve, reject } = Promise.withResolvers<undefined>();
+    const batch: Pending<Item> = { items: [], done, settle: (error) => { if (error === undefined) resolve(undefined); else reject(error); } };
     setImmediate(() => { if (pending === batch) run(batch); });
     return batch;
   };

@@ -36,7 +36,7 @@ export function coalesceWrites<Client extends Redis | Cluster>(client: Client): 
     return client;
   }
   const onConnect = (): void => {
-    corkEachTick((client as unknown as { stream?: Socket }).stream);
+    corkEachLoopTurn((client as unknown as { stream?: Socket }).stream);
   };
   client.on('connect', onConnect);
   onConnect();
@@ -48,7 +48,7 @@ function isCluster(client: Redis | Cluster): client is Cluster {
 }
 
 /** Wraps `stream.write` so the first write of a loop turn corks the socket until the turn's check phase. */
-function corkEachTick(stream: Socket | undefined): void {
+function corkEachLoopTurn(stream: Socket | undefined): void {
   if (stream === undefined || coalesced.has(stream)) return;
   coalesced.add(stream);
   let corked = false;
