@@ -54,7 +54,7 @@ afterAll(async () => {
 const apiCall = (body?: string): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'error', ...(body === undefined ? {} : { body }) });
 
 describe('createKeepAliveFetch', () => {
-  it('sends an API call over one kept-alive connection and answers a standard Response', async () => {
+  it('sends an API call over one kept-alive connection and answers a Response read from the bytes it got', async () => {
     const { fetch, close } = createKeepAliveFetch();
     try {
       seen.length = 0;
@@ -64,8 +64,11 @@ describe('createKeepAliveFetch', () => {
       expect(first.url).toBe(`${server.origin}/json`);
       expect(first.headers.get('retry-after')).toBe('3');
       expect(first.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+      expect(first.ok).toBe(true);
       expect(await first.json()).toEqual({ ok: true, echo: 'channel=C1&text=hi' });
+      expect(first.bodyUsed).toBe(true);
       expect(second.status).toBe(429);
+      expect(second.ok).toBe(false);
       expect(seen.map((request) => [request.method, request.type, request.body])).toEqual([
         ['POST', 'application/x-www-form-urlencoded', 'channel=C1&text=hi'],
         ['POST', 'application/x-www-form-urlencoded', 'channel=C1'],

@@ -1,16 +1,18 @@
 /**
  * A `fetch` for provider API clients that take one (`@slack/web-api`'s `fetch` option, the Graph
  * client): an API call (a string body or none, redirects refused) goes over `node:http(s)` with a
- * keep-alive agent, its answer read whole (at most {@link MAX_BODY_BYTES}) into a standard
- * `Response`; anything else (a stream or form body, a redirect to follow or to see, a `Request`
- * object, a download) goes to the global `fetch` unchanged.
+ * keep-alive agent, its answer read whole (at most {@link MAX_BODY_BYTES}) into a `Response`
+ * served from the bytes read (`read-response.ts`); anything else (a stream or form body, a
+ * redirect to follow or to see, a `Request` object, a download) goes to the global `fetch`
+ * unchanged.
  *
  * Why: the global `fetch` (undici) costs several times the CPU of a `node:http` request per call,
  * for features a JSON API call does not use (streams, CORS modes, redirect handling). On the Slack
  * path it was a tenth of the process's CPU per message.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { ReadResponse } from './read-response.ts';
 
 /** Options of {@link createKeepAliveFetch}. */
 export interface KeepAliveFetchOptions {
@@ -41,14 +43,6 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   return record;
 }
 
-/** The answer's headers as `Response` takes them, a repeated one (`set-cookie`) once per value. */
-function responseHeaders(headers: IncomingHttpHeaders): [string, string][] {
-  return Object.entries(headers).flatMap(([name, value]): [string, string][] => {
-    if (value === undefined) return [];
-    return Array.isArray(value) ? value.map((one): [string, string] => [name, one]) : [[name, value]];
-  });
-}
-
 /** The largest answer the lean path reads, in bytes: an API call's JSON is far smaller. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -62,9 +56,9 @@ function toResponse(message: IncomingMessage, body: Buffer, url: URL): Response 
   const status = message.statusCode ?? 0;
   if (status >= 300 && status < 400) throw new TypeError(`fetch failed: ${url.href} redirected, and redirects are refused`);
   const empty = status === 204 || status === 304;
-  const response = new Response(empty ? null : body, { status, statusText: message.statusMessage ?? '', headers: responseHeaders(message.headers) });
-  Object.defineProperty(response, 'url', { value: url.href });
-  return response;
+  const answer = { status, statusText: message.statusMessage ?? '', headers: message.headers, body: empty ? null : body, url: url.href };
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- a Response in all but its constructor (read-response.ts)
+  return new ReadResponse(answer);
 }
 
 /** Creates the fetch; see the file's comment. */
