@@ -69,6 +69,8 @@ describe('ReadResponse', () => {
   it('decodes UTF-8 without a leading byte order mark, and copies the bytes it hands out', async () => {
     const withBom = new ReadResponse(answerOf(`\uFEFF${json}`));
     expect(await withBom.text()).toBe(await standardOf(answerOf(`\uFEFF${json}`)).text());
+    const invalid = { ...answerOf(null), body: Uint8Array.of(0x6f, 0x6b, 0xff, 0xc3) };
+    expect(await new ReadResponse(invalid).text()).toBe(await standardOf(invalid).text());
     const read = new ReadResponse(answerOf(json));
     const copy = read.clone();
     const bytes = await read.bytes();

@@ -13,6 +13,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 const unusable = (): TypeError => new TypeError('Body is unusable: Body has already been read');
 const immutable = (): TypeError => new TypeError('immutable');
+/** UTF-8 without a leading byte order mark, invalid bytes replaced: how `Response.text()` decodes. */
+const utf8 = new TextDecoder();
 /** `read()`'s value as a promise, rejected with what it throws (as a body read fails: asynchronously). */
 const settled = <T>(read: () => T): Promise<T> => new Promise((resolve) => { resolve(read()); });
 
@@ -150,10 +152,7 @@ export class ReadResponse implements Response {
 
   text(): Promise<string> {
     if (this.#standard !== undefined) return this.#standard.text();
-    return settled(() => {
-      const text = Buffer.from(this.#take()).toString('utf8');
-      return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    });
+    return settled(() => utf8.decode(this.#take()));
   }
 
   async json(): Promise<unknown> {
