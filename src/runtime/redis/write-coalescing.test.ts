@@ -48,13 +48,15 @@ describe('coalesced writes', () => {
     const client = await connected(true);
     const writes = countSocketWrites(client);
     const key = (n: number): string => `${prefix()}:turn:${n}`;
-    // Two timers due together run in one timers phase, each followed by its own ticks: as two
-    // socket callbacks of one poll phase would, each resuming a request that sends a command.
-    const fromTimer = (n: number): Promise<unknown> =>
+    // Two immediates queued together run in one check phase, each followed by its own ticks: as
+    // two socket callbacks of one poll phase would, each resuming a request that sends a command.
+    // (Two timers are not sure to: each reads the clock, and two reads a millisecond apart make
+    // the second due a loop turn later.)
+    const fromCallback = (n: number): Promise<unknown> =>
       new Promise((resolve, reject) => {
-        setTimeout(() => { client.set(key(n), String(n)).then(resolve, reject); }, 0);
+        setImmediate(() => { client.set(key(n), String(n)).then(resolve, reject); });
       });
-    await Promise.all([fromTimer(1), fromTimer(2)]);
+    await Promise.all([fromCallback(1), fromCallback(2)]);
     expect(writes).toEqual({ single: 0, vectored: 1 });
     expect(await client.mget(key(1), key(2))).toEqual(['1', '2']);
   });
