@@ -95,6 +95,11 @@ describe('ReadResponse', () => {
     expect(await new Response(body).text()).toBe(json);
     expect(streamed.bodyUsed).toBe(true);
     await expect(streamed.text()).rejects.toThrow(TypeError);
+    expect(() => streamed.clone()).toThrow(TypeError);
+    const unread = new ReadResponse(answerOf(json));
+    expect(unread.body).not.toBeNull();
+    expect(await unread.clone().json()).toEqual(JSON.parse(json));
+    expect(await unread.text()).toBe(json);
 
     const blob = await new ReadResponse(answerOf(json)).blob();
     expect(blob.type).toBe((await standardOf(answerOf(json)).blob()).type);

@@ -26,13 +26,7 @@ afterAll(async () => {
   // Clean-up, not a check: a worker still running 15 s after its SIGTERM is killed, so the file's
   // servers go down either way (once, in CI, a worker told to stop just after Redis came back had
   // not exited 30 s later). Stopping while Redis is down is the second test's question.
-  await Promise.all(
-    workers.map(async (worker) => {
-      const late = setTimeout(() => { void worker.kill(); }, 15_000);
-      await worker.stop();
-      clearTimeout(late);
-    }),
-  );
+  await Promise.all(workers.map((worker) => worker.stop({ killAfterMs: 15_000 })));
 }, 30_000);
 
 /** Keeps Redis away for a while: long enough for the workers' blocked commands to fail and back off. */

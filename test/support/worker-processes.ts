@@ -10,8 +10,11 @@ export interface WorkerChild {
   readonly process: ChildProcess;
   /** Where it serves HTTP (role `all`), from its `ready` line. */
   readonly url: string | undefined;
-  /** SIGTERM and wait for exit. */
-  stop(): Promise<void>;
+  /**
+   * SIGTERM and wait for exit; with `killAfterMs`, SIGKILL if it has not exited by then (for a
+   * clean-up that must end, not for a test of how the worker stops).
+   */
+  stop(options?: { readonly killAfterMs?: number }): Promise<void>;
   /** SIGKILL and wait for exit. */
   kill(): Promise<void>;
 }
@@ -35,9 +38,11 @@ export async function startWorker(config: Record<string, unknown>): Promise<Work
     pid,
     process: child,
     url,
-    async stop() {
+    async stop(options = {}) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const late = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
       await exited;
+      clearTimeout(late);
     },
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -52,8 +52,9 @@ export interface WebEventStoreOptions {
   /**
    * How many of a conversation's latest events an append searches for an earlier copy with the same
    * idempotency key (their digests are kept in `<keyPrefix>:web-recent:<conversationId>`, a list of
-   * at most this many pairs of short elements: digest, stream id). Default 32: a retried delivery comes within seconds of its
-   * first try, while at most a few events of the same conversation can come in between.
+   * at most this many pairs of short elements: digest, stream id). Default 32: a retried delivery
+   * comes within seconds of its first try, while at most a few events of the same conversation can
+   * come in between.
    */
   readonly idempotencyWindow?: number;
   /**
