@@ -3,7 +3,9 @@
  * jobs and for the worker's blocking fetch to return, and while Redis is away that fetch waits in
  * the connection's offline queue for ever: the process would never stop. So a worker whose
  * connection has lost Redis is closed at once (BullMQ's `force`): its running jobs are not waited
- * for, and their locks run out so another worker takes them after Redis is back.
+ * for, and their locks run out so another worker takes them after Redis is back. Redis can also
+ * go away while a graceful close is under way (a process told to stop as Redis goes down): then
+ * the worker's connections are cut, so that what the close waits on fails instead of waiting.
  */
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -14,8 +16,22 @@ const AWAY = new Set(['reconnecting', 'close', 'end']);
 /**
  * Closes `worker`: at once when `client` (its connection) has lost Redis, gracefully otherwise
  * (also while a first connection is still being made, which a forced close would cut mid-way).
- * Does nothing when no worker was started.
+ * When `client` loses Redis during a graceful close, the worker's connections and `client` are
+ * disconnected, which fails the commands the close waits for. Does nothing when no worker was
+ * started.
  */
 export async function closeWorker(worker: Worker | undefined, client: Redis | undefined): Promise<void> {
-  await worker?.close(client !== undefined && AWAY.has(client.status));
+  if (worker === undefined) return;
+  if (client === undefined) return worker.close(false);
+  if (AWAY.has(client.status)) return worker.close(true);
+  const cut = (): void => {
+    worker.disconnect().catch(() => undefined);
+    client.disconnect();
+  };
+  client.once('close', cut);
+  try {
+    await worker.close(false);
+  } finally {
+    client.off('close', cut);
+  }
 }

@@ -136,9 +136,11 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   const { options, prefix, connection, modules, enabledChannels, tenantId, late, registry, app, envModel, modelStatus, redis, closers } = scope;
   const { env, logger, role } = options;
   const metrics = createMetrics();
-  const inboundQueue = createInboundQueue({ connection, prefix });
+  // The producers ride on the shared client: a message's accept and its turn's scheduling then
+  // come back together after an outage, when `/readyz` (which pings this client) says so.
+  const inboundQueue = createInboundQueue({ connection: redis, prefix });
   closers.add(CLOSE_ORDER.inbound, () => inboundQueue.close());
-  const turnQueue = createTurnQueue({ connection, prefix });
+  const turnQueue = createTurnQueue({ connection: redis, prefix });
   closers.add(CLOSE_ORDER.turns, () => turnQueue.close());
   // A turn's begin also says whether the session has notes of failed deliveries to tell.
   const sessions = createSessionStore({ redis, prefix, notesKey: (sessionId) => undeliveredNotesKey(prefix, sessionId) });
@@ -234,7 +236,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
     turnStates: createTurnStateRegistry(),
     model: options.model ?? envModel.client,
     modelStatus, redis, metrics, inboundQueue, turnQueue, inlineTurns,
-    queueStats: createQueueStats({ connection, prefix, queues: ['inbound', 'turns', 'approval-expiry'] }),
+    queueStats: createQueueStats({ connection: redis, prefix, queues: ['inbound', 'turns', 'approval-expiry'] }),
     approvals, approvalRuntime,
     sessions,
     eventLog,
