@@ -32,33 +32,32 @@ describe('closeWorker', () => {
     await expect(closeWorker(undefined, clientIn('reconnecting'))).resolves.toBeUndefined();
   });
 
-  it('cuts the connections when Redis goes away during a graceful close, which then ends', async () => {
-    // A graceful close that waits on Redis until its connections are cut, as BullMQ's does.
-    let release: () => void = () => undefined;
-    const close = vi.fn(() => new Promise<void>((resolve) => { release = resolve; }));
-    const disconnect = vi.fn(() => {
-      release();
-      return Promise.resolve();
+  it('ends its connection when Redis goes away during a graceful close, so the close ends', async () => {
+    // A graceful close that waits on its connection until the connection ends, as BullMQ's does.
+    // Its last attempt is refused (Redis is away), and the client ends.
+    const client = Object.assign(new EventEmitter(), { status: 'ready', disconnect: vi.fn(), connect: vi.fn() });
+    client.connect.mockImplementation(() => {
+      client.emit('end');
+      return Promise.reject(new Error('refused'));
     });
-    const worker = { close, disconnect } as unknown as Worker;
-    const client = Object.assign(new EventEmitter(), { status: 'ready', disconnect: vi.fn() });
-    const closing = closeWorker(worker, client as unknown as Redis);
+    const close = vi.fn(() => new Promise<void>((resolve) => { client.once('end', resolve); }));
+    const closing = closeWorker({ close } as unknown as Worker, client as unknown as Redis);
     expect(close).toHaveBeenCalledExactlyOnceWith(false);
     client.status = 'reconnecting';
-    client.emit('close');
+    client.emit('reconnecting');
     await closing;
-    expect(disconnect).toHaveBeenCalledOnce();
     expect(client.disconnect).toHaveBeenCalledOnce();
-    expect(client.listenerCount('close')).toBe(0);
+    expect(client.disconnect.mock.invocationCallOrder[0]).toBeLessThan(client.connect.mock.invocationCallOrder[0] ?? 0);
+    expect(client.listenerCount('reconnecting')).toBe(0);
   });
 
-  it('leaves the connections alone when the graceful close ends first', async () => {
+  it('leaves the connection alone when the graceful close ends first', async () => {
     const { worker } = fakeWorker();
-    const client = Object.assign(new EventEmitter(), { status: 'ready', disconnect: vi.fn() });
+    const client = Object.assign(new EventEmitter(), { status: 'ready', disconnect: vi.fn(), connect: vi.fn() });
     await closeWorker(worker, client as unknown as Redis);
-    client.emit('close');
+    client.emit('reconnecting');
     expect(client.disconnect).not.toHaveBeenCalled();
-    expect(client.listenerCount('close')).toBe(0);
+    expect(client.listenerCount('reconnecting')).toBe(0);
   });
 
   it('passes on a failed close', async () => {

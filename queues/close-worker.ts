@@ -5,7 +5,7 @@
  * connection has lost Redis is closed at once (BullMQ's `force`): its running jobs are not waited
  * for, and their locks run out so another worker takes them after Redis is back. Redis can also
  * go away while a graceful close is under way (a process told to stop as Redis goes down): then
- * the worker's connections are cut, so that what the close waits on fails instead of waiting.
+ * the worker's connection is ended, so that what the close waits on fails instead of waiting.
  */
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -14,24 +14,32 @@ import type { Redis } from 'ioredis';
 const AWAY = new Set(['reconnecting', 'close', 'end']);
 
 /**
+ * Ends `client`, which has just lost Redis, failing the commands it holds for later. `disconnect()`
+ * alone stops the reconnecting but leaves those commands waiting (ioredis ends a client, and
+ * fails what it holds, only when a connection closes); so one more attempt is made, which closes
+ * at once while Redis is away and, being asked to disconnect, ends the client. Should Redis be back
+ * already, the attempt connects and the held commands are sent.
+ */
+function endClient(this: Redis): void {
+  this.disconnect();
+  this.connect().catch(() => undefined);
+}
+
+/**
  * Closes `worker`: at once when `client` (its connection) has lost Redis, gracefully otherwise
  * (also while a first connection is still being made, which a forced close would cut mid-way).
- * When `client` loses Redis during a graceful close, the worker's connections and `client` are
- * disconnected, which fails the commands the close waits for. Does nothing when no worker was
- * started.
+ * When `client` loses Redis during a graceful close, it is ended ({@link endClient}), which fails
+ * the commands the close waits for (a running job's end, the next fetch). Does nothing when no
+ * worker was started.
  */
 export async function closeWorker(worker: Worker | undefined, client: Redis | undefined): Promise<void> {
   if (worker === undefined) return;
   if (client === undefined) return worker.close(false);
   if (AWAY.has(client.status)) return worker.close(true);
-  const cut = (): void => {
-    worker.disconnect().catch(() => undefined);
-    client.disconnect();
-  };
-  client.once('close', cut);
+  client.once('reconnecting', endClient);
   try {
     await worker.close(false);
   } finally {
-    client.off('close', cut);
+    client.off('reconnecting', endClient);
   }
 }
