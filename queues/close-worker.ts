@@ -9,26 +9,15 @@
  */
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { dropRedis } from './redis-connections.ts';
 
 /** Connection states of a client that lost Redis (or never reached it) and is trying again. */
 const AWAY = new Set(['reconnecting', 'close', 'end']);
 
 /**
- * Ends `client`, which has just lost Redis, failing the commands it holds for later. `disconnect()`
- * alone stops the reconnecting but leaves those commands waiting (ioredis ends a client, and
- * fails what it holds, only when a connection closes); so one more attempt is made, which closes
- * at once while Redis is away and, being asked to disconnect, ends the client. Should Redis be back
- * already, the attempt connects and the held commands are sent.
- */
-function endClient(this: Redis): void {
-  this.disconnect();
-  this.connect().catch(() => undefined);
-}
-
-/**
  * Closes `worker`: at once when `client` (its connection) has lost Redis, gracefully otherwise
  * (also while a first connection is still being made, which a forced close would cut mid-way).
- * When `client` loses Redis during a graceful close, it is ended ({@link endClient}), which fails
+ * When `client` loses Redis during a graceful close, it is dropped ({@link dropRedis}), which fails
  * the commands the close waits for (a running job's end, the next fetch). Does nothing when no
  * worker was started.
  */
@@ -36,10 +25,11 @@ export async function closeWorker(worker: Worker | undefined, client: Redis | un
   if (worker === undefined) return;
   if (client === undefined) return worker.close(false);
   if (AWAY.has(client.status)) return worker.close(true);
-  client.once('reconnecting', endClient);
+  const drop = (): void => { dropRedis(client); };
+  client.once('reconnecting', drop);
   try {
     await worker.close(false);
   } finally {
-    client.off('reconnecting', endClient);
+    client.off('reconnecting', drop);
   }
 }

@@ -1,8 +1,10 @@
 import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../src/protocol/errors.ts';
+import { findFreePort } from '../src/runtime/redis/free-port.ts';
 import { createClusterClient } from '../src/runtime/redis/redis-client.ts';
 import { useRedis } from '../test/support/redis.ts';
+import { waitFor } from '../test/support/wait-for.ts';
 import { redisOptionsOf } from './queue-test-kit.ts';
 import {
   checkPrefix,
@@ -98,6 +100,18 @@ describe('openRedis', () => {
     const client = new Redis({ ...redisOptionsOf(redisUrl()), lazyConnect: true, keyPrefix: 'x:' });
     expect(() => openRedis(client, 'producer')).toThrow(SwitchboardError);
     client.disconnect();
+  });
+});
+
+describe('closeRedis', () => {
+  it('fails the commands a worker client holds while it waits to reconnect, and ends it', async () => {
+    const client = new Redis(workerRedisOptions({ host: '127.0.0.1', port: await findFreePort() }));
+    client.on('error', () => undefined);
+    const held = client.get('k');
+    await waitFor(() => client.status === 'reconnecting', 'the client waits to reconnect', 10_000, 10);
+    await closeRedis(client);
+    await expect(held).rejects.toThrow('Connection is closed');
+    await waitFor(() => client.status === 'end', 'the client ends', 10_000, 10);
   });
 });
 

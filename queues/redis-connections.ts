@@ -13,7 +13,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
-import { createClusterClient, failFastRedisOptions, isRedisClient } from '../src/runtime/redis/redis-client.ts';
+import { createClusterClient, failFastRedisOptions, isCluster, isRedisClient } from '../src/runtime/redis/redis-client.ts';
 import type { RedisNodeAddress } from '../src/runtime/redis/redis-target.ts';
 import { coalesceWrites } from '../src/runtime/redis/write-coalescing.ts';
 import { REDIS_RECONNECT, reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
@@ -132,13 +132,28 @@ export function openRedis(input: RedisConnectionInput, role: RedisRole): OpenedR
 }
 
 /**
+ * Drops a client that is not connected, failing the commands it holds for later (a worker
+ * client's offline queue). ioredis fails them only when a connection closes, and a bare
+ * `disconnect()` while the client waits to reconnect cancels the next attempt without closing
+ * anything: they would wait for ever. So a waiting client makes one more attempt after it, which
+ * Redis (still away) refuses; the connection closes and, asked to disconnect, the client ends.
+ * Should Redis be back, the attempt connects, the held commands are sent, and the client ends at
+ * its next close. A cluster client is only disconnected.
+ */
+export function dropRedis(client: Redis): void {
+  client.disconnect();
+  if (client.status === 'reconnecting' && !isCluster(client)) client.connect().catch(() => undefined);
+}
+
+/**
  * Closes a client gracefully (`QUIT`, which lets pending replies arrive) when it is connected, and
- * drops it otherwise. Resolves once the connection has ended. Never throws.
+ * drops it otherwise ({@link dropRedis}, at once). Resolves once a connected client has ended.
+ * Never throws.
  */
 export async function closeRedis(client: Redis): Promise<void> {
   if (client.status === 'end') return;
   if (client.status !== 'ready') {
-    client.disconnect();
+    dropRedis(client);
     return;
   }
   const ended = new Promise<void>((resolve) => {

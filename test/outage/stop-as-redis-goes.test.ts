@@ -1,9 +1,8 @@
 /**
  * A worker told to stop gracefully while a job runs, as Redis goes away: the stop ends instead of
- * waiting for Redis for ever (the job's end cannot be recorded, so its lock runs out and another
- * worker takes it once Redis is back).
+ * waiting for Redis for ever (the job's end, which cannot be recorded, fails with the connection).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { createInboundQueue, createInboundWorker } from '../../queues/inbound-queue.ts';
 import { redisOptions } from '../../queues/redis-connections.ts';
 import { sampleInjection } from '../../queues/queue-test-kit.ts';
@@ -38,6 +37,5 @@ describe('a graceful stop that Redis leaves half-way', () => {
     finishJob();
     await waitFor(() => stopped, 'the worker\'s graceful stop ends after Redis went away', 20_000, 50);
     await stopping;
-    expect(stopped).toBe(true);
   }, 40_000);
 });

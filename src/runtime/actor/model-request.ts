@@ -8,19 +8,14 @@ const EPHEMERAL = { type: 'ephemeral' } as const;
 /** Characters of each list already measured: lists are never changed, and a turn measures its history at every step. */
 const measured = new WeakMap<readonly ModelMessage[], number>();
 
-/** Characters of `messages` as JSON, measured once per list. */
-function charsOf(messages: readonly ModelMessage[]): number {
+/** Rough token estimate of a message list: 4 characters ≈ 1 token. */
+export function estimateTokens(messages: readonly ModelMessage[]): number {
   let chars = measured.get(messages);
   if (chars === undefined) {
     chars = JSON.stringify(messages).length;
     measured.set(messages, chars);
   }
-  return chars;
-}
-
-/** Rough token estimate of a message list: 4 characters ≈ 1 token. */
-export function estimateTokens(messages: readonly ModelMessage[]): number {
-  return Math.ceil(charsOf(messages) / 4);
+  return Math.ceil(chars / 4);
 }
 
 /**
@@ -48,23 +43,12 @@ function joinedOf(history: readonly ModelMessage[]): readonly ModelMessage[] {
 }
 
 /**
- * The length of `JSON.stringify([...first, ...second])` from the two lists' own: one pair of
- * brackets goes, and a comma joins them when both have items.
- */
-function joinedLength(first: readonly ModelMessage[], second: readonly ModelMessage[]): number {
-  if (first.length === 0) return charsOf(second);
-  if (second.length === 0) return charsOf(first);
-  return charsOf(first) + charsOf(second) - 1;
-}
-
-/**
  * {@link trimHistory} of `history` followed by `added`, measuring each part once. When nothing is
  * trimmed, the joined form of the result is derived from the one `history` had, if it had one.
  */
 export function trimJoinedHistory(history: readonly ModelMessage[], added: readonly ModelMessage[], budgetTokens: number): ModelMessage[] {
   if (estimateTokens(history) + estimateTokens(added) > budgetTokens) return trimHistory([...history, ...added], budgetTokens);
   const next = [...history, ...added];
-  measured.set(next, joinedLength(history, added));
   rememberCarriedAfter(next, history, added);
   const joined = joinedForms.get(history);
   if (joined !== undefined) joinedForms.set(next, joinOnto(joined.slice(), added));
