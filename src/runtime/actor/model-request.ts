@@ -1,5 +1,6 @@
 import { RESPOND_SYSTEM_PROMPT, terminalToolsPromptSection } from '../../protocol/respond/system-prompt.ts';
 import type { ModelMessage, ModelRequest, ModelTool } from '../model/model-types.ts';
+import { listChars, noteAppended } from '../session/history-list.ts';
 import type { ActorConfig } from './actor-config.ts';
 import { carriesUntrustedContent, rememberCarriedAfter, UNTRUSTED_CONTENT_PROMPT } from './untrusted-content.ts';
 
@@ -44,11 +45,16 @@ function joinedOf(history: readonly ModelMessage[]): readonly ModelMessage[] {
 
 /**
  * {@link trimHistory} of `history` followed by `added`, measuring each part once. When nothing is
- * trimmed, the joined form of the result is derived from the one `history` had, if it had one.
+ * trimmed, the joined form of the result is derived from the one `history` had, if it had one, and
+ * the store is told the result only added to `history` (`noteAppended`).
  */
 export function trimJoinedHistory(history: readonly ModelMessage[], added: readonly ModelMessage[], budgetTokens: number): ModelMessage[] {
+  // Serialised once: measured here, and stored as is when the history is not trimmed.
+  const addedJson = added.map((message) => JSON.stringify(message));
+  rememberSize(added, listChars(addedJson.map((json) => json.length)));
   if (estimateTokens(history) + estimateTokens(added) > budgetTokens) return trimHistory([...history, ...added], budgetTokens);
   const next = [...history, ...added];
+  noteAppended(next, history, addedJson);
   rememberCarriedAfter(next, history, added);
   const joined = joinedForms.get(history);
   if (joined !== undefined) joinedForms.set(next, joinOnto(joined.slice(), added));

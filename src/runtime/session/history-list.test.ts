@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../model/model-types.ts';
-import { historyChange, listChars, type KnownHistory } from './history-list.ts';
+import { historyChange, listChars, noteAppended, type KnownHistory } from './history-list.ts';
 
 const say = (text: string, role: 'user' | 'assistant' = 'user'): ModelMessage => ({ role, content: [{ type: 'text', text }] });
 
@@ -34,6 +34,22 @@ describe('history list changes', () => {
     expect(historyChange(known([a, b]), [c, a])).toMatchObject({ drop: 2, append: [JSON.stringify(c), JSON.stringify(a)] });
     expect(historyChange(known([a, b, c]), [a, b])).toMatchObject({ drop: 3 });
     expect(historyChange(known([]), [a])).toMatchObject({ drop: 0, append: [JSON.stringify(a)] });
+  });
+
+  it('takes a list noted as appended to the base as it was noted, once, and compares lists otherwise', () => {
+    const base = known([a, b]);
+    const next = [a, b, c];
+    noteAppended(next, base.messages, ['"as noted"']);
+    expect(historyChange(base, next)).toEqual({ drop: 0, append: ['"as noted"'], sizes: [...base.sizes, '"as noted"'.length] });
+    // Used once: asked again, the lists are compared.
+    expect(historyChange(base, next)).toEqual({ drop: 0, append: [JSON.stringify(c)], sizes: known(next).sizes });
+    // Noted against another base, or with a count that does not add up: compared too.
+    const other = [a, b, d];
+    noteAppended(other, [a], ['"x"', '"y"']);
+    expect(historyChange(base, other).append).toEqual([JSON.stringify(d)]);
+    const short = [a, b, c, d];
+    noteAppended(short, base.messages, ['"x"']);
+    expect(historyChange(base, short).append).toEqual([JSON.stringify(c), JSON.stringify(d)]);
   });
 
   it('measures a list as JSON.stringify does', () => {

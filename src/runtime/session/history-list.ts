@@ -41,6 +41,25 @@ export function wholeHistory(next: readonly ModelMessage[], dropped: number): Hi
   return { drop: dropped, append, sizes: append.map((json) => json.length) };
 }
 
+/** What {@link noteAppended} recorded of a list: the list it extends, and the JSON of each message it adds. */
+interface Appended {
+  readonly base: readonly ModelMessage[];
+  readonly json: readonly string[];
+}
+
+/** Lists known to be another list with messages added at the end (lists are never changed once made). */
+const appendedLists = new WeakMap<readonly ModelMessage[], Appended>();
+
+/**
+ * Records that `next` is `base` followed by messages whose JSON is `appendedJson`, in order: the
+ * {@link historyChange} from `base` to `next` then neither compares the two lists message by
+ * message nor serialises the added messages again. A conversation's history runs to hundreds of
+ * messages, and a turn adds a few.
+ */
+export function noteAppended(next: readonly ModelMessage[], base: readonly ModelMessage[], appendedJson: readonly string[]): void {
+  if (next.length === base.length + appendedJson.length) appendedLists.set(next, { base, json: appendedJson });
+}
+
 /**
  * The smallest change turning `base` into `next` when `next` continues it (the same message
  * objects, some dropped from the front, perhaps the first kept one rewritten, new ones after);
@@ -48,6 +67,11 @@ export function wholeHistory(next: readonly ModelMessage[], dropped: number): Hi
  * objects it was given and adds new ones.
  */
 export function historyChange(base: KnownHistory, next: readonly ModelMessage[]): HistoryChange {
+  const appended = appendedLists.get(next);
+  if (appended !== undefined && appended.base === base.messages) {
+    appendedLists.delete(next);
+    return { drop: 0, append: appended.json, sizes: base.sizes.concat(appended.json.map((json) => json.length)) };
+  }
   const kept = keptPart(base.messages, next);
   if (kept === undefined) return wholeHistory(next, base.messages.length);
   const keptCount = base.messages.length - kept.drop;
