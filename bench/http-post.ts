@@ -40,12 +40,12 @@ export function createJsonPoster(baseUrl: string, sockets = 256): { readonly pos
   const port = Number(base.port === '' ? 80 : base.port);
   const idle: Connection[] = [];
   const open = new Set<Connection>();
-  const waiting: ((connection: Connection) => void)[] = [];
+  const waiting: { readonly take: (connection: Connection) => void; readonly fail: (error: Error) => void }[] = [];
   let closed = false;
 
   const release = (connection: Connection): void => {
     const next = waiting.shift();
-    if (next !== undefined) next(connection);
+    if (next !== undefined) next.take(connection);
     else idle.push(connection);
   };
   const drop = (connection: Connection, error: Error): void => {
@@ -92,7 +92,7 @@ export function createJsonPoster(baseUrl: string, sockets = 256): { readonly pos
     const connection = idle.pop();
     if (connection !== undefined) return connection;
     if (open.size < sockets) return opened();
-    return new Promise((resolve) => { waiting.push(resolve); });
+    return new Promise((take, fail) => { waiting.push({ take, fail }); });
   };
 
   const head = `Host: ${base.host}\r\nContent-Type: application/json\r\nConnection: keep-alive\r\n`;
@@ -102,6 +102,8 @@ export function createJsonPoster(baseUrl: string, sockets = 256): { readonly pos
     let extra = '';
     for (const [name, value] of Object.entries(headers)) extra += `${name}: ${value}\r\n`;
     const connection = await acquire();
+    // Closed, or the connection lost, while this POST waited for it.
+    if (!open.has(connection)) throw new Error('The connection was closed before the request was sent.');
     return new Promise<Posted>((resolve, reject) => {
       connection.exchange = { resolve, reject, received: Buffer.alloc(0) };
       connection.socket.write(`POST ${path} HTTP/1.1\r\n${head}Content-Length: ${String(Buffer.byteLength(payload))}\r\n${extra}\r\n${payload}`);
@@ -112,6 +114,7 @@ export function createJsonPoster(baseUrl: string, sockets = 256): { readonly pos
     close: () => {
       closed = true;
       for (const connection of [...open]) drop(connection, new Error('The poster was closed.'));
+      for (const request of waiting.splice(0)) request.fail(new Error('The poster was closed.'));
     },
   };
 }

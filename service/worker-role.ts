@@ -111,7 +111,7 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
   const turnWorker = createTurnWorker({
     connection,
     prefix,
-    concurrency: options.turnConcurrency ?? 64,
+    concurrency: options.turnConcurrency ?? core.env.turnConcurrency,
     ...(options.sessionLockTtlMs === undefined ? {} : { lockTtlMs: options.sessionLockTtlMs }),
     ...(options.jobLockDurationMs === undefined ? {} : { jobLockDurationMs: options.jobLockDurationMs }),
     process: async (sessionId, lease) => {

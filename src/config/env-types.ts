@@ -213,6 +213,12 @@ export interface SwitchboardEnv {
   readonly sessionSecret: string | undefined;
   /** `LOG_LEVEL`: one of pino's levels (case-insensitive on input). Default `info`. */
   readonly logLevel: LogLevel;
+  /**
+   * `SWITCHBOARD_TURN_CONCURRENCY`: turns one process runs at once, an integer from 1 to 10000.
+   * A turn mostly waits for the model, so this is how many conversations a worker serves at the
+   * same moment, not a CPU count. Default 256.
+   */
+  readonly turnConcurrency: number;
   /** Which channels are on. */
   readonly channels: EnabledChannels;
   /**

@@ -1,6 +1,7 @@
 /**
- * The environment variables switchboard reads, exactly as the public contract names them.
- * Nothing else in the environment is read by {@link loadEnv}.
+ * The environment variables switchboard reads: the public contract's, exactly as it names them,
+ * then the ones of our own (docs/operations.md lists them all). Nothing else in the environment
+ * is read by {@link loadEnv}.
  */
 export const ENV_VARIABLES = [
   'PORT',
@@ -33,6 +34,7 @@ export const ENV_VARIABLES = [
   'TRUST_PROXY',
   'ADMIN_TOKEN',
   'LOG_LEVEL',
+  'SWITCHBOARD_TURN_CONCURRENCY',
 ] as const;
 
 /** One of {@link ENV_VARIABLES}. */

@@ -51,6 +51,7 @@ describe('loadEnv defaults', () => {
       trustProxy: [],
       sessionSecret: undefined,
       logLevel: 'info',
+      turnConcurrency: 256,
       channels: { web: true, email: false, sms: false, slack: false, whatsapp: false },
     });
   });
@@ -101,6 +102,7 @@ describe('loadEnv values', () => {
         ADMIN_TOKEN: 'a'.repeat(32),
         SESSION_SECRET: 's'.repeat(32),
         LOG_LEVEL: 'DEBUG',
+        SWITCHBOARD_TURN_CONCURRENCY: '1000',
       },
       defaults,
     );
@@ -112,6 +114,7 @@ describe('loadEnv values', () => {
     expect(env.adminToken).toBe('a'.repeat(32));
     expect(env.sessionSecret).toBe('s'.repeat(32));
     expect(env.logLevel).toBe('debug');
+    expect(env.turnConcurrency).toBe(1000);
   });
 
   it('resolves a relative SWITCHBOARD_APP against cwd', () => {
@@ -232,6 +235,9 @@ describe('loadEnv problems', () => {
     ['SLACK_APP_TOKEN', { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig', SLACK_APP_TOKEN: 'xoxb-2' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'short' }],
     ['SESSION_SECRET', { SESSION_SECRET: 'x'.repeat(31) }],
+    ['SWITCHBOARD_TURN_CONCURRENCY', { SWITCHBOARD_TURN_CONCURRENCY: '0' }],
+    ['SWITCHBOARD_TURN_CONCURRENCY', { SWITCHBOARD_TURN_CONCURRENCY: '2.5' }],
+    ['SWITCHBOARD_TURN_CONCURRENCY', { SWITCHBOARD_TURN_CONCURRENCY: '10001' }],
   ] as const)('reports %s for %j', (variable, env) => {
     expect(problemsOf(failing(env)).map((p) => p.variable)).toEqual([variable]);
   });

@@ -19,6 +19,12 @@ export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 /** Default of `LOG_LEVEL`. */
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
+/** Default of `SWITCHBOARD_TURN_CONCURRENCY`: turns one process runs at once. */
+export const DEFAULT_TURN_CONCURRENCY = 256;
+
+/** Largest `SWITCHBOARD_TURN_CONCURRENCY` taken. */
+const MAX_TURN_CONCURRENCY = 10_000;
+
 /**
  * Paths {@link loadEnv} cannot know by itself; the caller that wires the app together passes them.
  */
@@ -73,6 +79,7 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
   const trustProxy = parseTrustProxy(reader);
   const sessionSecret = readSessionSecret(reader);
   const logLevel = readLogLevel(reader);
+  const turnConcurrency = readTurnConcurrency(reader);
 
   if (reader.problems.length > 0 || publicUrl === undefined || redis === undefined || anthropic === undefined) {
     throw configError(reader.problems);
@@ -91,6 +98,7 @@ export function loadEnv(env: RawEnv, defaults: LoadEnvDefaults): SwitchboardEnv 
     trustProxy,
     sessionSecret,
     logLevel,
+    turnConcurrency,
     channels: { web: true, email: email !== undefined, sms: sms !== undefined, slack: slack !== undefined, whatsapp: whatsapp !== undefined },
     lookup: (name) => (Object.hasOwn(variables, name) ? variables[name] : undefined),
   };
@@ -194,4 +202,15 @@ function readLogLevel(reader: EnvReader): LogLevel {
   if (isLogLevel(level)) return level;
   reader.fail('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent${reader.got('LOG_LEVEL', value)}.`);
   return DEFAULT_LOG_LEVEL;
+}
+
+function readTurnConcurrency(reader: EnvReader): number {
+  const value = reader.get('SWITCHBOARD_TURN_CONCURRENCY');
+  if (value === undefined) return DEFAULT_TURN_CONCURRENCY;
+  const count = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(count >= 1 && count <= MAX_TURN_CONCURRENCY)) {
+    reader.fail('SWITCHBOARD_TURN_CONCURRENCY', `must be an integer from 1 to ${String(MAX_TURN_CONCURRENCY)}${reader.got('SWITCHBOARD_TURN_CONCURRENCY', value)}.`);
+    return DEFAULT_TURN_CONCURRENCY;
+  }
+  return count;
 }

@@ -59,6 +59,16 @@ describe('the bench JSON poster', () => {
     }
   });
 
+  it('fails the POSTs under way and those waiting for a connection when it is closed', async () => {
+    const { url } = await serve(() => undefined);
+    const http = createJsonPoster(url, 1);
+    const posts = [http.post('/a', {}, {}), http.post('/b', {}, {})];
+    http.close();
+    await expect(posts[0]).rejects.toThrow(/closed/);
+    await expect(posts[1]).rejects.toThrow(/closed/);
+    await expect(http.post('/c', {}, {})).rejects.toThrow(/closed/);
+  });
+
   it('reads a chunked body written in several pieces', async () => {
     const { url } = await serve((_req, _body, res) => {
       res.writeHead(503, { 'content-type': 'application/json' });
