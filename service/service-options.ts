@@ -37,7 +37,7 @@ export interface ServiceOptions {
    * kept-alive connections idle 5 s at most. See `src/runtime/http/http-server.ts`.
    */
   readonly http?: HttpServerLimits;
-  /** Turns run at once by this process. Default the environment's `SWITCHBOARD_TURN_CONCURRENCY` (256). */
+  /** Turns run at once by this process. Default the environment's `SWITCHBOARD_TURN_CONCURRENCY` (128). */
   readonly turnConcurrency?: number;
   /**
    * How long a session lock lives without a heartbeat, in ms: a dead worker's sessions are free

@@ -216,7 +216,7 @@ export interface SwitchboardEnv {
   /**
    * `SWITCHBOARD_TURN_CONCURRENCY`: turns one process runs at once, an integer from 1 to 10000.
    * A turn mostly waits for the model, so this is how many conversations a worker serves at the
-   * same moment, not a CPU count. Default 256.
+   * same moment, not a CPU count. Default 128.
    */
   readonly turnConcurrency: number;
   /** Which channels are on. */

@@ -51,7 +51,7 @@ describe('loadEnv defaults', () => {
       trustProxy: [],
       sessionSecret: undefined,
       logLevel: 'info',
-      turnConcurrency: 256,
+      turnConcurrency: 128,
       channels: { web: true, email: false, sms: false, slack: false, whatsapp: false },
     });
   });

@@ -20,7 +20,7 @@ export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
 /** Default of `SWITCHBOARD_TURN_CONCURRENCY`: turns one process runs at once. */
-export const DEFAULT_TURN_CONCURRENCY = 256;
+export const DEFAULT_TURN_CONCURRENCY = 128;
 
 /** Largest `SWITCHBOARD_TURN_CONCURRENCY` taken. */
 const MAX_TURN_CONCURRENCY = 10_000;

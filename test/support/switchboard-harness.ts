@@ -70,7 +70,7 @@ export interface HarnessOptions {
    * `PUBLIC_URL` left to the environment.
    */
   readonly selfAddressed?: boolean;
-  /** Turns run at once by the service. Default the service's (`SWITCHBOARD_TURN_CONCURRENCY`, 256). */
+  /** Turns run at once by the service. Default the service's (`SWITCHBOARD_TURN_CONCURRENCY`, 128). */
   readonly turnConcurrency?: number;
   /**
    * Builds the model client from the fake's URL, e.g. the real SDK with a shorter timeout.
