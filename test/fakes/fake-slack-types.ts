@@ -345,11 +345,11 @@ export interface FakeSlack {
   /** Every file download attempt, oldest first. */
   downloads(): readonly FakeSlackDownload[];
   /**
-   * Answers the next `count` authenticated calls of `method` (`'*'`: of any method) with `failure`.
-   * Calls with a wrong token answer `invalid_auth` and do not use up a failure. A failed call
-   * records nothing but the call.
+   * Answers the next `count` authenticated calls of `method` (`'*'`: of any method; those whose
+   * arguments `match`, when given) with `failure`. Calls with a wrong token answer `invalid_auth`
+   * and do not use up a failure. A failed call records nothing but the call.
    */
-  failNext(method: string, count: number, failure: FakeSlackFailure): void;
+  failNext(method: string, count: number, failure: FakeSlackFailure, match?: (args: Readonly<Record<string, unknown>>) => boolean): void;
   /**
    * The next `count` calls of `method` (those whose arguments `match`, when given; arguments as in
    * {@link FakeSlackCall.args}) take effect (a post is stored and listed) but their answers are

@@ -377,6 +377,13 @@ describe('scripted failures and what the WebClient does with them', () => {
     expect(error).toMatchObject({ code: ErrorCode.RequestError });
   });
 
+  it('a scripted failure with a match answers only the calls it matches', async () => {
+    fake.failNext('chat.postMessage', 1, { error: 'fatal_error' }, (args) => args['text'] === 'the one');
+    await client.chat.postMessage({ channel: CHANNEL, text: 'another' });
+    expect(await rejection(client.chat.postMessage({ channel: CHANNEL, text: 'the one' }))).toMatchObject({ data: { error: 'fatal_error' } });
+    await client.chat.postMessage({ channel: CHANNEL, text: 'the one' });
+  });
+
   it('wrong tokens do not use up scripted failures', async () => {
     fake.failNext('auth.test', 1, { error: 'fatal_error' });
     await rejection(new WebClient('xoxb-wrong', { slackApiUrl: fake.url, retryConfig: { retries: 0 } }).auth.test());

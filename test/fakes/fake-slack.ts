@@ -65,6 +65,8 @@ interface StoredFile {
 interface ScriptedFailure {
   readonly method: string;
   readonly failure: FakeSlackFailure;
+  /** Which calls it answers, by their arguments (every one when absent). */
+  readonly match?: (args: Json) => boolean;
 }
 
 /** Everything one fake knows. */
@@ -167,8 +169,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     streams: () => state.streams.map((stream) => ({ ...stream, pieces: [...stream.pieces], chunks: [...stream.chunks] })),
     calls: (method) => state.calls.filter((call) => method === undefined || call.method === method),
     downloads: () => [...state.downloads],
-    failNext(method, count, failure) {
-      for (let index = 0; index < count; index += 1) state.failures.push({ method, failure });
+    failNext(method, count, failure, match) {
+      for (let index = 0; index < count; index += 1) state.failures.push({ method, failure, ...(match === undefined ? {} : { match }) });
     },
     holdNext(method, count, match = () => true) {
       for (let index = 0; index < count; index += 1) state.holds.push({ method, match });
@@ -350,8 +352,8 @@ function bearerToken(request: FakeRequest, args: Json): string | undefined {
   return typeof token === 'string' && token !== '' ? token : undefined;
 }
 
-function takeFailure(state: FakeState, method: string): FakeSlackFailure | undefined {
-  const index = state.failures.findIndex((failure) => failure.method === method || failure.method === '*');
+function takeFailure(state: FakeState, method: string, args: Json): FakeSlackFailure | undefined {
+  const index = state.failures.findIndex((failure) => (failure.method === method || failure.method === '*') && (failure.match?.(args) ?? true));
   if (index < 0) return undefined;
   return state.failures.splice(index, 1)[0]?.failure;
 }
@@ -402,7 +404,7 @@ function answerCall(state: FakeState, request: FakeRequest, method: string, args
   if (unreadable) return errorReply(request.headers['content-type']?.startsWith('application/json') === true ? 'invalid_json' : 'invalid_form_data');
   if (token === undefined) return errorReply('not_authed');
   if (token !== state.botToken) return errorReply('invalid_auth');
-  const failure = takeFailure(state, method);
+  const failure = takeFailure(state, method, args);
   if (failure !== undefined) return failureReply(failure);
   const scopes = { 'x-oauth-scopes': state.scopes.join(',') };
   const malformed = parseJsonArgs(args);

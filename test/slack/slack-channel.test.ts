@@ -128,7 +128,8 @@ describe('slack: approvals with buttons', () => {
   });
 
   it('waits out a 429 with Retry-After, then posts once', async () => {
-    sb().slack.failNext('chat.postMessage', 1, { status: 429, retryAfterSeconds: 1 });
+    // Only this DM's post: an answer of an earlier test still on its way must not take the 429.
+    sb().slack.failNext('chat.postMessage', 1, { status: 429, retryAfterSeconds: 1 }, (args) => args['channel'] === 'D0DAN0001');
     const ts = freshSlackTs();
     await send(dmMessage({ user: 'U0DAN0001', text: 'hello #more', channel: 'D0DAN0001', ts }));
     await waitFor(() => inThread('D0DAN0001', ts).length === 1, 'the answer after the 429');
