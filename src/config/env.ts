@@ -2,13 +2,13 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SwitchboardError } from '../protocol/errors.ts';
 import { EnvReader } from './env-reader.ts';
-import type { EnvProblem, RawEnv } from './env-variables.ts';
+import type { EnvProblem, EnvVariable, RawEnv } from './env-variables.ts';
 import type { AnthropicEnv, RedisEnv, SwitchboardEnv } from './env-types.ts';
 import { isLogLevel, type LogLevel } from './log-levels.ts';
 import { parseEmail, parseSlack, parseSms } from './parse-channels.ts';
 import { parseWhatsApp } from './parse-whatsapp.ts';
 import { parseTrustProxy } from './parse-trust-proxy.ts';
-import { isTcpPort, parseHttpUrl, parseRedisUrl } from './parse-url.ts';
+import { parseHttpUrl, parseRedisUrl } from './parse-url.ts';
 
 /** Default of `PORT`. */
 export const DEFAULT_PORT = 3000;
@@ -127,14 +127,19 @@ function configError(problems: readonly EnvProblem[]): SwitchboardError {
 }
 
 function readPort(reader: EnvReader): number {
-  const value = reader.get('PORT');
-  if (value === undefined) return DEFAULT_PORT;
-  const port = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
-  if (!isTcpPort(port)) {
-    reader.fail('PORT', `must be an integer from 1 to 65535${reader.got('PORT', value)}.`);
-    return DEFAULT_PORT;
+  return readInteger(reader, 'PORT', 1, 65_535, DEFAULT_PORT);
+}
+
+/** Variable `name` as a whole number from `min` to `max`; `fallback` when unset or (a problem noted) out of range. */
+function readInteger(reader: EnvReader, name: EnvVariable, min: number, max: number, fallback: number): number {
+  const value = reader.get(name);
+  if (value === undefined) return fallback;
+  const number = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(number >= min && number <= max)) {
+    reader.fail(name, `must be an integer from ${String(min)} to ${String(max)}${reader.got(name, value)}.`);
+    return fallback;
   }
-  return port;
+  return number;
 }
 
 function readRedis(reader: EnvReader, defaults: LoadEnvDefaults, appDir: string): RedisEnv | undefined {
@@ -205,12 +210,5 @@ function readLogLevel(reader: EnvReader): LogLevel {
 }
 
 function readTurnConcurrency(reader: EnvReader): number {
-  const value = reader.get('SWITCHBOARD_TURN_CONCURRENCY');
-  if (value === undefined) return DEFAULT_TURN_CONCURRENCY;
-  const count = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(count >= 1 && count <= MAX_TURN_CONCURRENCY)) {
-    reader.fail('SWITCHBOARD_TURN_CONCURRENCY', `must be an integer from 1 to ${String(MAX_TURN_CONCURRENCY)}${reader.got('SWITCHBOARD_TURN_CONCURRENCY', value)}.`);
-    return DEFAULT_TURN_CONCURRENCY;
-  }
-  return count;
+  return readInteger(reader, 'SWITCHBOARD_TURN_CONCURRENCY', 1, MAX_TURN_CONCURRENCY, DEFAULT_TURN_CONCURRENCY);
 }

@@ -59,6 +59,27 @@ describe('the bench JSON poster', () => {
     }
   });
 
+  it('gives a POST waiting for a connection a new one when the busy one is lost', async () => {
+    let first = true;
+    const { url, connections } = await serve((req, body, res) => {
+      if (first) {
+        first = false;
+        res.socket?.destroy();
+        return;
+      }
+      echo(req, body, res);
+    });
+    const http = createJsonPoster(url, 1);
+    try {
+      const [lost, waited] = await Promise.allSettled([http.post('/a', {}, {}), http.post('/b', { n: 2 }, {})]);
+      expect(lost.status).toBe('rejected');
+      expect(waited.status === 'fulfilled' ? JSON.parse(waited.value.body) : waited.reason).toMatchObject({ path: '/b', body: { n: 2 } });
+      expect(connections()).toBe(2);
+    } finally {
+      http.close();
+    }
+  });
+
   it('fails the POSTs under way and those waiting for a connection when it is closed', async () => {
     const { url } = await serve(() => undefined);
     const http = createJsonPoster(url, 1);

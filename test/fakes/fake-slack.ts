@@ -65,8 +65,8 @@ interface StoredFile {
 interface ScriptedFailure {
   readonly method: string;
   readonly failure: FakeSlackFailure;
-  /** Which calls it answers, by their arguments (every one when absent). */
-  readonly match?: (args: Json) => boolean;
+  /** Which calls it answers, by their arguments. */
+  readonly match: (args: Json) => boolean;
 }
 
 /** Everything one fake knows. */
@@ -169,8 +169,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     streams: () => state.streams.map((stream) => ({ ...stream, pieces: [...stream.pieces], chunks: [...stream.chunks] })),
     calls: (method) => state.calls.filter((call) => method === undefined || call.method === method),
     downloads: () => [...state.downloads],
-    failNext(method, count, failure, match) {
-      for (let index = 0; index < count; index += 1) state.failures.push({ method, failure, ...(match === undefined ? {} : { match }) });
+    failNext(method, count, failure, match = () => true) {
+      for (let index = 0; index < count; index += 1) state.failures.push({ method, failure, match });
     },
     holdNext(method, count, match = () => true) {
       for (let index = 0; index < count; index += 1) state.holds.push({ method, match });
@@ -353,7 +353,7 @@ function bearerToken(request: FakeRequest, args: Json): string | undefined {
 }
 
 function takeFailure(state: FakeState, method: string, args: Json): FakeSlackFailure | undefined {
-  const index = state.failures.findIndex((failure) => (failure.method === method || failure.method === '*') && (failure.match?.(args) ?? true));
+  const index = state.failures.findIndex((failure) => (failure.method === method || failure.method === '*') && failure.match(args));
   if (index < 0) return undefined;
   return state.failures.splice(index, 1)[0]?.failure;
 }
