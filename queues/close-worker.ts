@@ -9,7 +9,7 @@
  */
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { dropRedis } from './redis-connections.ts';
+import { dropRedis } from './drop-redis.ts';
 
 /** Connection states of a client that lost Redis (or never reached it) and is trying again. */
 const AWAY = new Set(['reconnecting', 'close', 'end']);

@@ -13,9 +13,10 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { SwitchboardError } from '../src/protocol/errors.ts';
-import { createClusterClient, failFastRedisOptions, isCluster, isRedisClient } from '../src/runtime/redis/redis-client.ts';
+import { createClusterClient, failFastRedisOptions, isRedisClient } from '../src/runtime/redis/redis-client.ts';
 import type { RedisNodeAddress } from '../src/runtime/redis/redis-target.ts';
 import { coalesceWrites } from '../src/runtime/redis/write-coalescing.ts';
+import { dropRedis } from './drop-redis.ts';
 import { REDIS_RECONNECT, reconnectDelayMs, type ReconnectBackoff } from '../src/runtime/redis/reconnect-delay.ts';
 import { parseRedisTarget } from '../src/runtime/redis/redis-target.ts';
 
@@ -129,20 +130,6 @@ export function openRedis(input: RedisConnectionInput, role: RedisRole): OpenedR
     ? createClusterClient(input.clusterNodes, roleOptions(input.nodeOptions))
     : coalesceWrites(new Redis(roleOptions(input)));
   return { client, owned: true, close: () => closeRedis(client) };
-}
-
-/**
- * Drops a client that is not connected, failing the commands it holds for later (a worker
- * client's offline queue). ioredis fails them only when a connection closes, and a bare
- * `disconnect()` while the client waits to reconnect cancels the next attempt without closing
- * anything: they would wait for ever. So a waiting client makes one more attempt after it, which
- * Redis (still away) refuses; the connection closes and, asked to disconnect, the client ends.
- * Should Redis be back, the attempt connects, the held commands are sent, and the client ends at
- * its next close. A cluster client is only disconnected.
- */
-export function dropRedis(client: Redis): void {
-  client.disconnect();
-  if (client.status === 'reconnecting' && !isCluster(client)) client.connect().catch(() => undefined);
 }
 
 /**
