@@ -29,3 +29,43 @@ describe('conversation owners', () => {
     expect(await owners.read('c2')).toBeNull();
   });
 });
+
+describe('conversation owners remembered by the process', () => {
+  it('checks a known owner without Redis, and refuses anyone else without it', async () => {
+    const redis = await connect();
+    const owners = createConversationOwners({ redis, prefix: prefix() });
+    await owners.claim('c3', 'b_a');
+    const sent: string[] = [];
+    const observe = (command: { name: string }): void => { sent.push(command.name); };
+    const spied = redis as unknown as { sendCommand(command: { name: string }): unknown };
+    const original = spied.sendCommand.bind(redis);
+    spied.sendCommand = (command) => { observe(command); return original(command); };
+    try {
+      await owners.claim('c3', 'b_a', owners.read('c3'));
+      expect(await owners.owns('c3', 'b_a')).toBe(true);
+      await expect(owners.claim('c3', 'b_b', owners.read('c3'))).rejects.toMatchObject({ code: 'http.forbidden' });
+      expect(sent).toEqual([]);
+      // Nobody's is not remembered: a conversation nobody owns is read each time.
+      expect(await owners.read('c4')).toBeNull();
+      expect(await owners.read('c4')).toBeNull();
+      expect(sent).toEqual(['get', 'get']);
+    } finally {
+      spied.sendCommand = original;
+    }
+  });
+
+  it('learns an owner another process set, and forgets the least recently used past its size', async () => {
+    const redis = await connect();
+    const elsewhere = createConversationOwners({ redis, prefix: prefix() });
+    const owners = createConversationOwners({ redis, prefix: prefix(), rememberedOwners: 1 });
+    expect(await owners.read('c5')).toBeNull();
+    await elsewhere.claim('c5', 'b_a');
+    await expect(owners.claim('c5', 'b_b')).rejects.toMatchObject({ code: 'http.forbidden' });
+    await elsewhere.claim('c6', 'b_c');
+    expect(await owners.read('c6')).toBe('b_c');
+    // c5 was forgotten for c6; Redis still says who owns it.
+    await redis.set(`${prefix()}:web:owner:c5`, 'b_z');
+    expect(await owners.read('c5')).toBe('b_z');
+    expect(await owners.read('c6')).toBe('b_c');
+  });
+});

@@ -2,9 +2,14 @@
  * Who owns each web conversation: the browser identity that first posted to it or opened it
  * (`SET NX <prefix>:web:owner:<conversationId> <identity>`). Only the owner may post to a
  * conversation, read its stream or name it when deciding an approval.
+ *
+ * An owner never changes once set, so a process remembers the owners it has seen (the most recently
+ * used, {@link ConversationOwnersOptions.rememberedOwners}): a conversation's later messages are
+ * checked without a Redis command. Only an owner found or set is remembered, never "nobody's".
  */
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
+import { recentMap } from '../../../src/runtime/memo/recent-map.ts';
 
 /** Conversation ownership in Redis. */
 export interface ConversationOwners {
@@ -28,6 +33,8 @@ export interface ConversationOwners {
 export interface ConversationOwnersOptions {
   readonly redis: Redis;
   readonly prefix: string;
+  /** How many conversations' owners the process remembers (least recently used forgotten first). Default 10000. */
+  readonly rememberedOwners?: number;
 }
 
 /** The 403 of a conversation owned by someone else. */
@@ -41,16 +48,24 @@ export function notYourConversation(conversationId: string): SwitchboardError {
 export function createConversationOwners(options: ConversationOwnersOptions): ConversationOwners {
   const { redis, prefix } = options;
   const keyOf = (conversationId: string): string => `${prefix}:web:owner:${conversationId}`;
+  const known = recentMap<string, string>(options.rememberedOwners ?? 10_000, { refreshOnGet: true });
+  const seen = (conversationId: string, owner: string | null): string | null => {
+    if (owner !== null) known.set(conversationId, owner);
+    return owner;
+  };
+  const read = async (conversationId: string): Promise<string | null> =>
+    known.get(conversationId) ?? seen(conversationId, await redis.get(keyOf(conversationId)));
   return {
-    async claim(conversationId, identity, read) {
+    async claim(conversationId, identity, earlier) {
       const key = keyOf(conversationId);
-      // Read first: every message after the first finds its owner with this one command.
-      const owner = (await (read ?? redis.get(key))) ?? ((await redis.set(key, identity, 'NX')) === 'OK' ? identity : await redis.get(key));
+      // Read first: every message after the first finds its owner without a write.
+      const owner = (await (earlier ?? read(conversationId)))
+        ?? seen(conversationId, (await redis.set(key, identity, 'NX')) === 'OK' ? identity : await redis.get(key));
       if (owner !== identity) throw notYourConversation(conversationId);
     },
-    read: (conversationId) => redis.get(keyOf(conversationId)),
+    read,
     async owns(conversationId, identity) {
-      return (await redis.get(keyOf(conversationId))) === identity;
+      return (await read(conversationId)) === identity;
     },
   };
 }
