@@ -21,8 +21,7 @@ import { createSettlement } from '../src/runtime/delivery/settle-turn.ts';
 import { createTurnDelivery } from '../src/runtime/delivery/turn-delivery.ts';
 import { createModelTranslator } from '../src/runtime/model/llm-context-translator.ts';
 import { createToolRouter } from '../src/runtime/router/tool-router.ts';
-import { createBufferedEventLog } from '../src/runtime/session/buffered-event-log.ts';
-import { eventLogKey, type EventLog } from '../src/runtime/session/event-log.ts';
+import { createBufferedEventLog, type BufferedEventLog } from '../src/runtime/session/buffered-event-log.ts';
 import { sessionWorkKeys } from '../src/runtime/session/session-store.ts';
 import { announceApproval } from './approval-announcements.ts';
 import { turnBudgets } from './budget-wiring.ts';
@@ -62,7 +61,7 @@ function approvalGate(core: ServiceCore): ApprovalGate {
   };
 }
 
-function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGate): TurnRunnerDeps {
+function turnRunnerDeps(core: ServiceCore, log: BufferedEventLog, approvals: ApprovalGate): TurnRunnerDeps {
   const { app, options, partTypes, turnStates, turnQueue, channels } = core;
   const budgets = turnBudgets(core);
   // Deliveries given up with an unknown outcome, for the person's next turn (queues/unconfirmed-send.ts).
@@ -84,7 +83,7 @@ function turnRunnerDeps(core: ServiceCore, log: EventLog, approvals: ApprovalGat
     output: createTurnDelivery({ partTypes, channels: channels.deliveries, log, approvals: core.approvals, onError: (error) => { core.logger.warn({ err: error }, 'live signal not sent'); }, settle: createSettlement({ partTypes, turnStates, surfaces: createAppSurfaceRegistry({ app, tools: core.registry }), log, translator: cacheTranslationsByTurn(createModelTranslator({ model: core.model, modelName: core.app.config.models?.llmContext ?? DEFAULT_TRANSLATOR_MODEL })) }) }),
     router: createToolRouter(),
     takeUndelivered: (sessionId) => undelivered.takeForSession(sessionId),
-    settledLogKey: (sessionId) => eventLogKey(core.prefix, sessionId),
+    settledLogWrite: (sessionId, last) => log.takeWrite(sessionId, last),
     approvals,
     inspect: core.inspect.turns,
     ...(budgets === undefined ? {} : { budgets }),

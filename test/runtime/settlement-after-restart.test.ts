@@ -2,16 +2,17 @@
  * A turn that settles while Redis is SIGKILLed and started again (same port and data folder,
  * `appendfsync always`, so what Redis acknowledged survives) still ends settled everywhere: its
  * `turn_settled` entry is in the session's event log and its settlement is on the web stream,
- * whether Redis died right after the turn wrote its log or right after it cleared its record.
- * Never a turn with a response but without its settlement.
+ * whether Redis died right after the turn cleared its record or right after the settlement reached
+ * the web stream. Never a turn with a response but without its settlement.
  *
  * The kill strikes at an exact command: the service talks to Redis through a proxy that, once it
  * has passed on the chosen command, passes nothing more (not even the rest of the socket write
  * that carried it), so Redis executes that command and nothing after it before it is killed. The
- * command is the turn's clearing (the session store's finish script) or the log write that
- * carries `turn_settled` (the clearing is sent right behind it, guarded by it). A turn that
- * cleared itself before writing its log would lose that entry here for good: the turn tried again
- * after the restart finds no turn left to settle.
+ * command is the turn's clearing (the session store's finish script, which also writes the log's
+ * `turn_settled`: both or neither) or the settlement's append to the web stream (the settled
+ * record was saved before it, the clearing not yet sent). A turn that cleared itself without its
+ * log entry would lose that entry for good: the turn tried again after the restart finds no turn
+ * left to settle.
  */
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
@@ -119,10 +120,10 @@ function isClearing(conversationId: string): (chunk: string) => boolean {
   return (chunk) => pattern.test(chunk);
 }
 
-/** The event-log write that carries the turn's `turn_settled` entry. */
-function isSettledLogWrite(conversationId: string): (chunk: string) => boolean {
-  const logKey = sessionKey(conversationId, 'log');
-  return (chunk) => chunk.includes(logKey) && chunk.includes('turn_settled');
+/** The append of the turn's settlement (a `turn` event, complete) to the conversation's web stream. */
+function isSettlementOnStream(conversationId: string): (chunk: string) => boolean {
+  const streamKey = `${sb().prefix}:web:${conversationId}\r\n`;
+  return (chunk) => chunk.includes(streamKey) && chunk.includes('"type":"turn"') && chunk.includes('"turnState":"complete"');
 }
 
 async function readStream(conversationId: string): Promise<StoredWebChatEvent[]> {
@@ -234,16 +235,17 @@ describe('a turn that settles around a Redis SIGKILL and restart', () => {
     expectSettledOnce(outcome, 'cleared, then killed');
   }, 120_000);
 
-  it('is settled again after the restart when Redis dies right after the turn wrote its log, before it was cleared', async () => {
-    const conversationId = 'c-settle-logged';
+  it('is settled again after the restart when Redis dies right after the settlement reached the web stream, before the turn was cleared', async () => {
+    const conversationId = 'c-settle-streamed';
     const outcome = await settleAroundRedisKill(
       conversationId,
-      'logged, then killed',
-      isSettledLogWrite(conversationId),
-      async () => settledInLog(await readLog(conversationId)).size > 0,
+      'streamed, then killed',
+      isSettlementOnStream(conversationId),
+      async () => settledOnStream(await readStream(conversationId)).size > 0,
     );
-    expectSettledOnce(outcome, 'logged, then killed');
-    // The turn was found settled but not cleared after the restart, and settled again.
+    expectSettledOnce(outcome, 'streamed, then killed');
+    // The turn was found settled but not cleared after the restart, and settled again: once on the stream.
     expect(outcome.log.filter((entry) => entry.type === 'turn_resumed')).toHaveLength(1);
+    expect(outcome.stream.filter(({ event }) => event.type === 'turn' && event.turnState === 'complete')).toHaveLength(1);
   }, 120_000);
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { EventLogEntry } from '../session/event-log.ts';
+import type { EventLogEntry, StreamWrite } from '../session/event-log.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
 import type { HeldLock } from '../session/held-lock.ts';
-import { SETTLED_LOG_MISSING, type FinishOptions } from '../session/session-store.ts';
+import type { FinishOptions } from '../session/session-store.ts';
 import { turnEnd } from './turn-end.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
@@ -44,25 +44,28 @@ describe('a turn that settles', () => {
     expect(writes).toEqual(['saveTurn', 'settle settled', 'log: turn_settled', 'finishTurn']);
   });
 
-  it('clears the turn a second time, unguarded and after the log, when the guarded clearing found no turn_settled yet', async () => {
+  it('hands its last log entries to the clearing, as one script, when the log is on the store\'s Redis', async () => {
     const { deps, writes } = recordingDeps();
     const calls: FinishOptions[] = [];
+    const taken: EventLogEntry[][] = [];
+    const logWrite: StreamWrite = { key: 'sb:s:s1:log', maxLen: '10000', fields: [], written: () => Promise.resolve() };
     const store = {
       ...deps.store,
       finishTurn: (_record: TurnRecord, _history: unknown, _settlement: unknown, options: FinishOptions = {}) => {
         calls.push(options);
-        writes.push(options.settledLogKey === undefined ? 'finishTurn' : 'finishTurn guarded');
-        return Promise.resolve(options.settledLogKey === undefined ? 3 : SETTLED_LOG_MISSING);
+        writes.push(options.logWrite === undefined ? 'finishTurn' : 'finishTurn with the log');
+        return Promise.resolve(3);
       },
     };
-    const guarded = { ...deps, store, settledLogKey: (sessionId: string) => `sb:s:${sessionId}:log` } as unknown as TurnRunnerDeps;
+    const settledLogWrite = (_session: string, last: EventLogEntry): StreamWrite => { taken.push([last]); return logWrite; };
+    const folded = { ...deps, store, settledLogWrite } as unknown as TurnRunnerDeps;
     const turn = { record, inbox: [], history: [] };
-    // The session's lock goes with both clearings: whichever clears the turn may let it go.
     const lock: HeldLock = { key: 'sb:session-lock:s1', token: 't1', letGo: () => undefined };
-    await turnEnd(guarded, turn, lock).finish('complete');
-    expect(calls).toEqual([{ settledLogKey: 'sb:s:s1:log', lock }, { lock }]);
-    // The guarded clearing leaves right behind the log's write; the unguarded one only once that write is confirmed.
-    expect(writes).toEqual(['saveTurn', 'settle settled', 'log: turn_settled', 'finishTurn guarded', 'finishTurn']);
+    await turnEnd(folded, turn, lock).finish('complete');
+    expect(calls).toEqual([{ logWrite, lock }]);
+    expect(taken.map((entries) => entries.map((entry) => entry.type))).toEqual([['turn_settled']]);
+    // Nothing of the settlement's log is written apart from the clearing.
+    expect(writes).toEqual(['saveTurn', 'settle settled', 'finishTurn with the log']);
     expect((turn as { waitingAfter?: number }).waitingAfter).toBe(3);
   });
 

@@ -1,6 +1,6 @@
 import { turnSettlement } from '../inspect/turn-settlement.ts';
 import type { HeldLock } from '../session/held-lock.ts';
-import { SETTLED_LOG_MISSING } from '../session/session-store.ts';
+import type { EventLogEntry } from '../session/event-log.ts';
 import type { EmittedPart } from '../session/turn-record.ts';
 import type { LiveTurn } from './live-turn.ts';
 import { trimJoinedHistory } from './model-request.ts';
@@ -47,28 +47,24 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn, lock?: HeldLock): 
     // settlement is delivered; they do not depend on each other, so they share a round trip.
     await Promise.all([deps.store.saveTurn(record), deps.log.flush?.(record.sessionId), turn.counting]);
     await deps.output.settle(record, turnState);
-    // The settlement's log (its deliveries and `turn_settled`) is written BEFORE the turn is
-    // cleared. A Redis that loses the last writes it acknowledged (a crash under `appendfsync
-    // everysec`) loses a suffix of them: either the log and the clearing both survive, or the
-    // turn is still there and is settled again (idempotently) when its job is retried. Writing
-    // the log after the clearing could keep the clearing and lose the log: a turn settled for
-    // good that never says so.
-    await deps.log.append(record.sessionId, { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } });
+    const settled: EventLogEntry = { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } };
     const budget = deps.actors.get(record.actor)?.config.limits.historyTokenBudget ?? DEFAULT_HISTORY_TOKEN_BUDGET;
     // The conversation index takes the settlement in the same script as the history.
     const settlement = turnSettlement(record, turn.inbox, turnState, (deps.now ?? Date.now)(), deps.inspect?.redactText);
     const history = trimJoinedHistory(turn.history, record.messages, budget * 2);
-    // Sent together (one round trip when the log and the store share a connection), the clearing
-    // is guarded: it happens only once Redis holds the log's `turn_settled`; otherwise it is
-    // tried again after the log's write was confirmed.
-    const flushed = deps.log.flush?.(record.sessionId);
-    const settledLogKey = deps.settledLogKey?.(record.sessionId);
     const letGo = lock === undefined ? {} : { lock };
-    const finished = flushed === undefined || settledLogKey === undefined ? undefined : deps.store.finishTurn(record, history, settlement, { settledLogKey, ...letGo });
-    finished?.catch(() => undefined);
-    await flushed;
-    const waiting = await finished;
-    turn.waitingAfter = waiting === undefined || waiting === SETTLED_LOG_MISSING ? await deps.store.finishTurn(record, history, settlement, letGo) : waiting;
+    // The settlement's log (its deliveries and `turn_settled`) is written in the clearing's script
+    // when the log is on the store's Redis: both or neither. Otherwise it is written BEFORE the
+    // clearing: a Redis that loses the last writes it acknowledged (a crash under `appendfsync
+    // everysec`) loses a suffix of them, so either both survive or the turn is still there and is
+    // settled again (idempotently) when its job is retried. The clearing first could keep it and
+    // lose the log: a turn settled for good that never says so.
+    const logWrite = deps.settledLogWrite?.(record.sessionId, settled);
+    if (logWrite === undefined) {
+      await deps.log.append(record.sessionId, settled);
+      await deps.log.flush?.(record.sessionId);
+    }
+    turn.waitingAfter = await deps.store.finishTurn(record, history, settlement, logWrite === undefined ? letGo : { logWrite, ...letGo });
   };
   const fail = async (reason: string, text: string): Promise<void> => {
     const { sessionId, turnId, actor, step } = turn.record;

@@ -5,7 +5,7 @@ import type { TurnBudgets } from '../budgets/turn-budgets.ts';
 import type { TurnInspection } from '../inspect/turn-inspection.ts';
 import type { ModelClient, ModelTool } from '../model/model-types.ts';
 import type { ToolRouter } from '../router/tool-router.ts';
-import type { EventLog } from '../session/event-log.ts';
+import type { EventLog, EventLogEntry, StreamWrite } from '../session/event-log.ts';
 import type { SessionStore } from '../session/session-store.ts';
 import type { TurnRecord } from '../session/turn-record.ts';
 import type { MidTurnMode } from './actor-config.ts';
@@ -64,11 +64,12 @@ export interface TurnRunnerDeps {
    */
   readonly takeUndelivered?: (sessionId: string) => Promise<readonly MissedMessage[]>;
   /**
-   * The Redis key of a session's event log, when `log` writes there (`eventLogKey`). Given, a
-   * settling turn sends its last log write and its clearing together, the clearing guarded by the
-   * log's `turn_settled` (see `SessionStore.finishTurn`); unset, it waits for the write first.
+   * Takes a session's buffered log entries, with `last` after them, as the one write a settling
+   * turn hands to `store.finishTurn` (`BufferedEventLog.takeWrite`), when `log` writes to the
+   * store's Redis: the log's `turn_settled` and the turn's clearing are then one script. Unset,
+   * the log is written first and the clearing follows once the write is confirmed.
    */
-  readonly settledLogKey?: (sessionId: string) => string;
+  readonly settledLogWrite?: (sessionId: string, last: EventLogEntry) => StreamWrite;
   /**
    * What the inspector records beside the log (`src/runtime/inspect/`): each model call's cost,
    * whole calls while capture is on, suspensions in the conversation index. Unset: calls cost 0

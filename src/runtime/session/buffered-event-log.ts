@@ -9,10 +9,19 @@
  * entries of a session in one buffer belong to that turn. What a crash loses is what the turn had
  * not yet shown to anyone.
  */
-import type { BatchEventLog, EventLog, EventLogEntry } from './event-log.ts';
+import type { BatchEventLog, EventLog, EventLogEntry, StreamWrite } from './event-log.ts';
+
+/** A buffering log. */
+export interface BufferedEventLog extends Required<EventLog> {
+  /**
+   * Takes what the session's buffer holds, with `last` after it, as one stream write for a script
+   * to add (the turn's last write, which the session store's finish makes with the clearing).
+   */
+  takeWrite(sessionId: string, last: EventLogEntry): StreamWrite;
+}
 
 /** Creates a buffering log over `log`; `read` flushes the session first. */
-export function createBufferedEventLog(log: BatchEventLog): Required<EventLog> {
+export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
   const pending = new Map<string, EventLogEntry[]>();
   const flush = async (sessionId: string): Promise<void> => {
     const entries = pending.get(sessionId);
@@ -28,6 +37,11 @@ export function createBufferedEventLog(log: BatchEventLog): Required<EventLog> {
       return Promise.resolve('');
     },
     flush,
+    takeWrite(sessionId, last) {
+      const entries = pending.get(sessionId) ?? [];
+      pending.delete(sessionId);
+      return log.prepare(sessionId, [...entries, last]);
+    },
     async read(sessionId, count) {
       await flush(sessionId);
       return log.read(sessionId, count);

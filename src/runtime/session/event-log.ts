@@ -76,10 +76,27 @@ export interface EventLog {
   flush?(sessionId: string): Promise<void>;
 }
 
+/**
+ * One stream entry of a session's log, made ready for a Lua script of another store to add (the
+ * session store's finish adds a turn's last entries in the step that clears the turn):
+ * `XADD <key> MAXLEN ~ <maxLen> * <fields…>`, then `EXPIRE <key> <expireSeconds>` when that is set.
+ */
+export interface StreamWrite {
+  readonly key: string;
+  readonly maxLen: string;
+  readonly fields: readonly string[];
+  /** Set when the log's expiry is due again (see `expiryRefreshSeconds`). */
+  readonly expireSeconds?: number;
+  /** To call with the id the XADD gave: the log notes the expiry and archives the entries. Never rejects. */
+  written(id: string): Promise<void>;
+}
+
 /** An {@link EventLog} that can also write several entries as one stream entry. */
 export interface BatchEventLog extends EventLog {
   /** Writes `entries` in order, as one stream entry (one command) when there are several. */
   appendAll(sessionId: string, entries: readonly EventLogEntry[]): Promise<void>;
+  /** `entries` (one at least) as the one stream entry `appendAll` would write, for a script to add. */
+  prepare(sessionId: string, entries: readonly EventLogEntry[]): StreamWrite;
 }
 
 /**
@@ -145,15 +162,6 @@ function expiryMemo(refreshMs: number, now: () => number): { due(sessionId: stri
   };
 }
 
-/**
- * What marks a stream entry as the `turn_settled` of `turnId`, once its field values are joined
- * with spaces (as a Lua script sees them): the first for an entry written alone, the second for
- * one inside a batch. Follows the field order {@link createEventLog} writes.
- */
-export function turnSettledMarks(turnId: string): readonly [string, string] {
-  return [`type turn_settled turn ${turnId} actor `, `{"type":"turn_settled","turnId":${JSON.stringify(turnId)},`];
-}
-
 /** The Redis key of a session's log stream: `<prefix>:s:<session>:log`. */
 export function eventLogKey(prefix: string, sessionId: string): string {
   return `${prefix}:s:${sessionId}:log`;
@@ -195,24 +203,35 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
     }
   };
 
-  const append = async (sessionId: string, entry: EventLogEntry): Promise<string> => {
-    const id = await write(sessionId, ['type', entry.type, 'turn', entry.turnId ?? '', 'actor', entry.actor ?? '', 'data', dataOf(entry)]);
-    await archive(sessionId, id, [entry]);
+  // One entry is written as its own fields; several as one batch field, in order.
+  const fieldsOf = (entries: readonly EventLogEntry[]): string[] => {
+    const [first] = entries;
+    if (first !== undefined && entries.length === 1) return ['type', first.type, 'turn', first.turnId ?? '', 'actor', first.actor ?? '', 'data', dataOf(first)];
+    return [BATCH_FIELD, JSON.stringify(entries.map((entry) => ({ type: entry.type, turnId: entry.turnId, actor: entry.actor, data: dataOf(entry) })))];
+  };
+  const writeAll = async (sessionId: string, entries: readonly EventLogEntry[]): Promise<string> => {
+    const id = await write(sessionId, fieldsOf(entries));
+    await archive(sessionId, id, entries);
     return id;
   };
 
   return {
-    append,
+    append: (sessionId, entry) => writeAll(sessionId, [entry]),
     async appendAll(sessionId, entries) {
-      const [only] = entries;
-      if (only === undefined) return;
-      if (entries.length === 1) {
-        await append(sessionId, only);
-        return;
-      }
-      const batch = entries.map((entry) => ({ type: entry.type, turnId: entry.turnId, actor: entry.actor, data: dataOf(entry) }));
-      const id = await write(sessionId, [BATCH_FIELD, JSON.stringify(batch)]);
-      await archive(sessionId, id, entries);
+      if (entries.length > 0) await writeAll(sessionId, entries);
+    },
+    prepare(sessionId, entries) {
+      const due = expiries.due(sessionId);
+      return {
+        key: key(sessionId),
+        maxLen: maxEntries,
+        fields: fieldsOf(entries),
+        ...(due ? { expireSeconds: maxAge } : {}),
+        async written(id) {
+          if (due) expiries.set(sessionId);
+          await archive(sessionId, id, entries);
+        },
+      };
     },
     async read(sessionId, count = 1000) {
       const rows = await redis.xrange(key(sessionId), '-', '+', 'COUNT', count);

@@ -5,9 +5,9 @@ import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
-import { createEventLog, eventLogKey } from './event-log.ts';
+import { createEventLog, eventLogKey, type StoredEventLogEntry } from './event-log.ts';
 import type { HeldLock } from './held-lock.ts';
-import { createSessionStore, SETTLED_LOG_MISSING, type SessionStore } from './session-store.ts';
+import { createSessionStore, type SessionStore } from './session-store.ts';
 import type { TurnRecord } from './turn-record.ts';
 
 const redisUrl = useRedis();
@@ -210,82 +210,75 @@ describe('a guarded accept', () => {
   });
 });
 
-describe('a guarded finish', () => {
-  it('clears the turn only once its log holds the turn\'s turn_settled, alone or in a batch', async () => {
+describe('a finish that writes the turn\'s last log entry', () => {
+  it('adds the entry in the clearing\'s script, archives it with its id, and sets the log\'s expiry when due', async () => {
     const redis = await connect();
     const store = createSessionStore({ redis, prefix: prefix() });
-    const log = createEventLog({ redis, prefix: prefix() });
-    const guard = { settledLogKey: eventLogKey(prefix(), 'sg') };
-    await store.accept('sg', sampleInjection('g1'));
-    const progress = await store.beginTurn('sg', (first) => recordFor('sg', first, 'turn_g1'));
-    if (progress === undefined) throw new Error('no turn');
-    await progress.saved;
-    const { record } = progress;
-
-    expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(SETTLED_LOG_MISSING);
-    // Another turn's settlement does not count, alone, beside an entry of this turn in one batch,
-    // or under a turn id this one's is the start of.
-    await log.append('sg', { type: 'turn_settled', turnId: 'turn_other', data: {} });
-    await log.appendAll('sg', [{ type: 'turn_settled', turnId: 'turn_other', data: {} }, { type: 'delivery', turnId: record.turnId, data: {} }]);
-    await log.append('sg', { type: 'turn_settled', turnId: `${record.turnId}0`, data: {} });
-    await log.appendAll('sg', [{ type: 'delivery', turnId: record.turnId, data: {} }, { type: 'turn_settled', turnId: `${record.turnId}0`, data: {} }]);
-    expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(SETTLED_LOG_MISSING);
-    expect(await redis.exists(`${prefix()}:s:sg:turn`)).toBe(1);
-
-    await log.appendAll('sg', [{ type: 'delivery', turnId: record.turnId, data: {} }, { type: 'turn_settled', turnId: record.turnId, data: {} }]);
-    expect(await store.finishTurn(record, [say('hi')], undefined, guard)).toBe(0);
-    expect(await redis.exists(`${prefix()}:s:sg:turn`)).toBe(0);
-    expect(await redis.lrange(`${prefix()}:s:sg:hist`, 0, -1)).toEqual([JSON.stringify(say('hi'))]);
-
-    // Written alone, the entry counts as well.
-    await store.accept('sg2', sampleInjection('g2'));
-    const alone = await store.beginTurn('sg2', (first) => recordFor('sg2', first, 'turn_g2'));
-    if (alone === undefined) throw new Error('no turn');
-    await alone.saved;
-    await log.append('sg2', { type: 'turn_settled', turnId: alone.record.turnId, actor: 'main', data: {} });
-    expect(await store.finishTurn(alone.record, [say('hi')], undefined, { settledLogKey: eventLogKey(prefix(), 'sg2') })).toBe(0);
+    const archived: StoredEventLogEntry[][] = [];
+    const log = createEventLog({ redis, prefix: prefix(), maxAgeSeconds: 3600, archive: (_session, entries) => { archived.push([...entries]); return Promise.resolve(); } });
+    const record = await startTurn(store, 'sw1', 'w1');
+    const entries = [{ type: 'delivery' as const, turnId: record.turnId, data: { key: 'k1' } }, { type: 'turn_settled' as const, turnId: record.turnId, actor: 'main', data: { turnState: 'complete' } }];
+    expect(await store.finishTurn(record, [say('hi')], undefined, { logWrite: log.prepare('sw1', entries) })).toBe(0);
+    expect(await redis.exists(`${prefix()}:s:sw1:turn`)).toBe(0);
+    const stored = await log.read('sw1');
+    expect(stored.map(({ type, turnId, data }) => ({ type, turnId, data }))).toEqual(entries.map(({ type, turnId, data }) => ({ type, turnId, data })));
+    expect(archived).toEqual([stored]);
+    expect(await redis.ttl(eventLogKey(prefix(), 'sw1'))).toBeGreaterThan(3500);
+    // A second write soon after does not set the expiry again.
+    await redis.persist(eventLogKey(prefix(), 'sw1'));
+    const next = await startTurn(store, 'sw1', 'w1b');
+    await store.finishTurn(next, [say('hi'), say('again')], undefined, { logWrite: log.prepare('sw1', [{ type: 'turn_settled', turnId: next.turnId, data: {} }]) });
+    expect(await redis.ttl(eventLogKey(prefix(), 'sw1'))).toBe(-1);
+    expect((await log.read('sw1')).map((entry) => entry.type)).toEqual(['delivery', 'turn_settled', 'turn_settled']);
   });
 
-  it('finds the turn_settled among the last entries of the log, not only the last one', async () => {
+  it('writes the entry once when the history changed meanwhile and the finish stores it whole', async () => {
     const redis = await connect();
     const store = createSessionStore({ redis, prefix: prefix() });
     const log = createEventLog({ redis, prefix: prefix() });
-    const begin = async (sessionId: string): Promise<TurnRecord> => {
-      await store.accept(sessionId, sampleInjection(`${sessionId}-1`));
-      const progress = await store.beginTurn(sessionId, (first) => recordFor(sessionId, first, `turn_${sessionId}`));
-      if (progress === undefined) throw new Error('no turn');
-      await progress.saved;
-      return progress.record;
-    };
-    const settledThen = async (sessionId: string, record: TurnRecord, later: number): Promise<number> => {
-      await log.append(sessionId, { type: 'turn_settled', turnId: record.turnId, data: {} });
-      for (let index = 0; index < later; index += 1) await log.append(sessionId, { type: 'delivery', turnId: 'turn_next', data: { index } });
-      return store.finishTurn(record, [say('hi')], undefined, { settledLogKey: eventLogKey(prefix(), sessionId) });
-    };
-    expect(await settledThen('sn1', await begin('sn1'), 3)).toBe(0);
-    // Further back than the look-back, it is not found: the turn stays, to be settled again.
-    expect(await settledThen('sn2', await begin('sn2'), 8)).toBe(SETTLED_LOG_MISSING);
+    await oneTurn(store, 'sw2', 'w2a', 'first');
+    const record = await startTurn(store, 'sw2', 'w2');
+    // Another process wrote the history since this turn read it.
+    await redis.set(`${prefix()}:s:sw2:histv`, 'someone-else');
+    const logWrite = log.prepare('sw2', [{ type: 'turn_settled', turnId: record.turnId, data: {} }]);
+    expect(await store.finishTurn(record, [say('first'), say('mine')], undefined, { logWrite })).toBe(0);
+    expect((await log.read('sw2')).map((entry) => entry.type)).toEqual(['turn_settled']);
+    expect(await redis.lrange(`${prefix()}:s:sw2:hist`, 0, -1)).toEqual([say('first'), say('mine')].map((message) => JSON.stringify(message)));
+  });
+
+  it('lets the lock go in the same script as the log\'s write', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const log = createEventLog({ redis, prefix: prefix() });
+    const record = await startTurn(store, 'sw3', 'w3');
+    const lock = await heldLock(redis, 'sw3', 'tok-w3');
+    const logWrite = log.prepare('sw3', [{ type: 'turn_settled', turnId: record.turnId, data: {} }]);
+    expect(await store.finishTurn(record, [say('hi')], undefined, { logWrite, lock })).toBe(0);
+    expect(await redis.exists(lock.key)).toBe(0);
+    expect(lock.told()).toBe(true);
+    expect((await log.read('sw3')).map((entry) => entry.type)).toEqual(['turn_settled']);
   });
 });
 
+/** A lock held with `token`, watched in `watchKey`, and whether its holder was told it was let go. */
+async function heldLock(redis: Awaited<ReturnType<typeof connect>>, sessionId: string, token: string, watchKey?: string): Promise<HeldLock & { told: () => boolean }> {
+  const key = `${prefix()}:session-lock:${sessionId}`;
+  await redis.set(key, token, 'PX', 60_000);
+  if (watchKey !== undefined) await redis.zadd(watchKey, Date.now(), sessionId);
+  let told = false;
+  return { key, token, ...(watchKey === undefined ? {} : { watchKey }), letGo: () => { told = true; }, told: () => told };
+}
+
+/** A new turn of `sessionId` on `store`, from a fresh injection `id`, its record saved. */
+async function startTurn(store: SessionStore, sessionId: string, id: string): Promise<TurnRecord> {
+  await store.accept(sessionId, sampleInjection(id));
+  const progress = await store.beginTurn(sessionId, (first) => recordFor(sessionId, first, `turn_${id}`));
+  if (progress === undefined) throw new Error('no turn');
+  await progress.saved;
+  return progress.record;
+}
+
 describe('a finish that lets the session lock go', () => {
-  /** A lock held with `token`, watched in `watchKey`, and whether its holder was told it was let go. */
-  async function heldLock(redis: Awaited<ReturnType<typeof connect>>, sessionId: string, token: string, watchKey?: string): Promise<HeldLock & { told: () => boolean }> {
-    const key = `${prefix()}:session-lock:${sessionId}`;
-    await redis.set(key, token, 'PX', 60_000);
-    if (watchKey !== undefined) await redis.zadd(watchKey, Date.now(), sessionId);
-    let told = false;
-    return { key, token, ...(watchKey === undefined ? {} : { watchKey }), letGo: () => { told = true; }, told: () => told };
-  }
-
-  async function startTurn(store: SessionStore, sessionId: string, id: string): Promise<TurnRecord> {
-    await store.accept(sessionId, sampleInjection(id));
-    const progress = await store.beginTurn(sessionId, (first) => recordFor(sessionId, first, `turn_${id}`));
-    if (progress === undefined) throw new Error('no turn');
-    await progress.saved;
-    return progress.record;
-  }
-
   it('deletes the lock and the watch entry with the turn when the mailbox is empty, and tells the holder', async () => {
     const redis = await connect();
     const store = createSessionStore({ redis, prefix: prefix() });
@@ -316,20 +309,5 @@ describe('a finish that lets the session lock go', () => {
     expect(await redis.get(theirs.key)).toBe('tok-theirs');
     expect(await redis.zscore(watchKey, 'sl3')).not.toBeNull();
     expect(theirs.told()).toBe(false);
-  });
-
-  it('lets the lock of a turn run from a queue job go without a watch set, behind the log guard', async () => {
-    const redis = await connect();
-    const store = createSessionStore({ redis, prefix: prefix() });
-    const log = createEventLog({ redis, prefix: prefix() });
-    const record = await startTurn(store, 'sl4', 'l4');
-    const lock = await heldLock(redis, 'sl4', 'tok-4');
-    const guard = { settledLogKey: eventLogKey(prefix(), 'sl4') };
-    expect(await store.finishTurn(record, [say('hi')], undefined, { ...guard, lock })).toBe(SETTLED_LOG_MISSING);
-    expect(await redis.get(lock.key)).toBe('tok-4');
-    await log.append('sl4', { type: 'turn_settled', turnId: record.turnId, actor: 'main', data: {} });
-    expect(await store.finishTurn(record, [say('hi')], undefined, { ...guard, lock })).toBe(0);
-    expect(await redis.exists(lock.key)).toBe(0);
-    expect(lock.told()).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
 import { CONVERSATION_SETTLED_LUA, CONVERSATION_STARTED_LUA } from '../inspect/conversation-index-lua.ts';
 import { conversationIndexLayout, settlementArgument, type ConversationIndexLayout, type ConversationSettlement } from '../inspect/conversation-index-layout.ts';
-import { turnSettledMarks } from './event-log.ts';
+import type { StreamWrite } from './event-log.ts';
 import { historyChange, listChars, wholeHistory, type HistoryChange, type KnownHistory } from './history-list.ts';
 import type { HeldLock } from './held-lock.ts';
 import type { TurnRecord } from './turn-record.ts';
@@ -14,11 +14,12 @@ import type { TurnRecord } from './turn-record.ts';
 /** What else a {@link SessionStore.finishTurn} does. */
 export interface FinishOptions {
   /**
-   * The session's event log: the finish clears nothing unless the log's last entries hold the
-   * turn's `turn_settled`, and resolves to {@link SETTLED_LOG_MISSING} then, so a caller may send
-   * the log's write and this one together and fall back to writing them one after the other.
+   * The turn's last event-log write (its settlement's entries and `turn_settled`), made by the
+   * finish in the same script as the clearing: both happen or neither, so a settled turn always
+   * has its `turn_settled`. `written` is called with the entry's id once the finish succeeded.
+   * The log must be on the store's Redis (on a cluster, in the prefix's slot).
    */
-  readonly settledLogKey?: string;
+  readonly logWrite?: StreamWrite;
   /**
    * The session's lock, held by this process: a finish that leaves the mailbox empty also lets it
    * go, and the session leave the lock's watch set, when the lock still holds its token
@@ -184,42 +185,29 @@ if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 
 if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0, notes } end
 return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2, notes }`);
 
-/**
- * How many of the log's last entries a guarded finish looks through for the turn's `turn_settled`
- * (the last one first: it nearly always is).
- */
-const SETTLED_LOG_LOOKBACK = 8;
-
-/** What a guarded {@link SessionStore.finishTurn} answers when the turn's `turn_settled` is not in its log yet. */
-export const SETTLED_LOG_MISSING = -2;
-
 /** What the finish script answers when the mailbox was empty and it let the session's lock go. */
 const LOCK_LET_GO = -3;
 
 /**
  * Applies a history change when the stored version is still the one the turn started from (`*`:
  * store it whole whatever is there), with its idle expiry; drops the turn, its inbox and the
- * earlier single-string history; answers the mailbox length, or -1 (nothing done) when the stored
- * history changed meanwhile. ARGV: base version, new version, ttl, drop count, new first message
- * or '', the conversation settlement for the index (`KEYS[7]`, `KEYS[8]`) or '', the two marks
- * of this turn's `turn_settled` in a log entry (`turnSettledMarks`, or '' twice), the session
- * lock's token and the session's member of the watch set (or '' twice), then the messages to
- * append. With the marks, `KEYS[9]` is the session's event log: it first makes sure one of the
- * log's last entries carries a mark, and answers -2 (nothing done) when none does. With a token,
- * the last two keys are the lock and the watch set: when the mailbox is empty and the lock holds
- * the token, the lock is deleted, the member leaves the set, and the answer is -3.
+ * earlier single-string history; answers `{ mailbox length, log entry id or '' }`, or `{ -1, '' }`
+ * (nothing done) when the stored history changed meanwhile. ARGV: base version, new version, ttl,
+ * drop count, new first message or '', the conversation settlement for the index (`KEYS[7]`,
+ * `KEYS[8]`) or '', the log's MAXLEN and expiry in seconds (or '' twice), the session lock's
+ * token and the session's member of the watch set (or '' twice), the number n of log fields, the
+ * n fields, then the messages to append. With n > 0, `KEYS[9]` is the session's event log, where
+ * the fields are added as one entry. With a token, the last two keys are the lock and the watch
+ * set: when the mailbox is empty and the lock holds the token, the lock is deleted, the member
+ * leaves the set, and the answer's first element is -3.
  */
 const FINISH_SCRIPT = defineScript(`${CONVERSATION_SETTLED_LUA}
-if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
-if ARGV[7] ~= '' then
-  local function logged(count)
-    for _, entry in ipairs(redis.call('XREVRANGE', KEYS[9], '+', '-', 'COUNT', count)) do
-      local text = table.concat(entry[2], ' ')
-      if string.find(text, ARGV[7], 1, true) or string.find(text, ARGV[8], 1, true) then return true end
-    end
-    return false
-  end
-  if not logged(1) and not logged(${String(SETTLED_LOG_LOOKBACK)}) then return -2 end
+if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return { -1, '' } end
+local fields = tonumber(ARGV[11])
+local logged = ''
+if fields > 0 then
+  logged = redis.call('XADD', KEYS[9], 'MAXLEN', '~', ARGV[7], '*', unpack(ARGV, 12, 11 + fields))
+  if ARGV[8] ~= '' then redis.call('EXPIRE', KEYS[9], ARGV[8]) end
 end
 if ARGV[6] ~= '' then conversation_settled(KEYS[7], KEYS[8], ARGV[6]) end
 if ARGV[1] == '*' then
@@ -228,17 +216,17 @@ else
   if tonumber(ARGV[4]) > 0 then redis.call('LTRIM', KEYS[1], ARGV[4], -1) end
   if ARGV[5] ~= '' then redis.call('LSET', KEYS[1], 0, ARGV[5]) end
 end
-for first = 11, #ARGV, 1000 do
+for first = 12 + fields, #ARGV, 1000 do
   redis.call('RPUSH', KEYS[1], unpack(ARGV, first, math.min(first + 999, #ARGV)))
 end
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
 local waiting = redis.call('LLEN', KEYS[6])
-if waiting > 0 or ARGV[9] == '' or redis.call('GET', KEYS[#KEYS - 1]) ~= ARGV[9] then return waiting end
+if waiting > 0 or ARGV[9] == '' or redis.call('GET', KEYS[#KEYS - 1]) ~= ARGV[9] then return { waiting, logged } end
 redis.call('DEL', KEYS[#KEYS - 1])
 if ARGV[10] ~= '' then redis.call('ZREM', KEYS[#KEYS], ARGV[10]) end
-return ${String(LOCK_LET_GO)}`);
+return { ${String(LOCK_LET_GO)}, logged }`);
 
 /** Remembers the injection id (`KEYS[1]`, for ARGV[2] seconds) and appends ARGV[1] to the mailbox; 0 for a repeat. */
 const ACCEPT_LUA = `
@@ -351,19 +339,22 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       await redis.set(key(record.sessionId, 'turn'), JSON.stringify(record));
     },
 
-    async finishTurn(record, history, conversation, { settledLogKey, lock } = {}) {
+    async finishTurn(record, history, conversation, { logWrite, lock } = {}) {
       const { sessionId, turnId } = record;
       const keys = [
         ...['hist', 'histv', 'history', 'turn', 'inbox', 'pending'].map((part) => key(sessionId, part)),
         ...indexKeys,
-        ...(settledLogKey === undefined ? [] : [settledLogKey]),
+        ...(logWrite === undefined ? [] : [logWrite.key]),
         ...(lock === undefined ? [] : [lock.key, lock.watchKey ?? lock.key]),
       ];
       const settled = index === undefined || conversation === undefined ? '' : settlementArgument(conversation);
-      const marks = settledLogKey === undefined ? ['', ''] : turnSettledMarks(turnId);
+      const logArgs = logWrite === undefined ? ['', ''] : [logWrite.maxLen, logWrite.expireSeconds === undefined ? '' : String(logWrite.expireSeconds)];
       const letGo = lock === undefined ? ['', ''] : [lock.token, lock.watchKey === undefined ? '' : sessionId];
+      const fields = logWrite?.fields ?? [];
       const write = async (base: string, change: HistoryChange): Promise<number> => {
-        const answer = Number(await runScript(redis, FINISH_SCRIPT, keys, [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...marks, ...letGo, ...change.append]));
+        const args = [base, turnId, String(historyTtl), String(change.drop), change.first ?? '', settled, ...logArgs, ...letGo, String(fields.length), ...fields, ...change.append];
+        const [answer, logged] = (await runScript(redis, FINISH_SCRIPT, keys, args)) as [number, string];
+        if (logged !== '') await logWrite?.written(logged);
         if (answer !== LOCK_LET_GO) return answer;
         lock?.letGo();
         return 0;
@@ -373,7 +364,6 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const whole = base === undefined || base.rewrite === true;
       let change = whole ? wholeHistory(history, 0) : historyChange(base, history);
       let waiting = await write(whole ? '*' : base.version, change);
-      if (waiting === SETTLED_LOG_MISSING) return waiting;
       if (waiting < 0) {
         // Another process wrote the history since this turn read it: this turn's history wins, whole.
         change = wholeHistory(history, 0);

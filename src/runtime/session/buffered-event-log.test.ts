@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { createBufferedEventLog } from './buffered-event-log.ts';
+import type { BatchEventLog, EventLogEntry, StreamWrite } from './event-log.ts';
+
+/** A batch log that records its writes and what it was asked to prepare. */
+function recordingLog(): { log: BatchEventLog; written: EventLogEntry[][]; prepared: EventLogEntry[][] } {
+  const written: EventLogEntry[][] = [];
+  const prepared: EventLogEntry[][] = [];
+  const log: BatchEventLog = {
+    append: (_session, entry) => { written.push([entry]); return Promise.resolve('1-0'); },
+    appendAll: (_session, entries) => { written.push([...entries]); return Promise.resolve(); },
+    read: () => Promise.resolve([]),
+    prepare(_session, entries): StreamWrite {
+      prepared.push([...entries]);
+      return { key: 'log', maxLen: '10', fields: [], written: () => Promise.resolve() };
+    },
+  };
+  return { log, written, prepared };
+}
+
+const entry = (type: EventLogEntry['type'], turnId = 't1'): EventLogEntry => ({ type, turnId, data: {} });
+
+describe('a buffered event log', () => {
+  it('holds a session\'s entries until flushed, then writes them as one batch', async () => {
+    const { log, written } = recordingLog();
+    const buffered = createBufferedEventLog(log);
+    await buffered.append('s1', entry('turn_started'));
+    await buffered.append('s1', entry('part'));
+    await buffered.append('s2', entry('turn_started', 't2'));
+    expect(written).toEqual([]);
+    await buffered.flush('s1');
+    await buffered.flush('s1');
+    expect(written).toEqual([[entry('turn_started'), entry('part')]]);
+  });
+
+  it('hands what it holds, with the last entry after it, to one prepared write, and holds nothing more', async () => {
+    const { log, written, prepared } = recordingLog();
+    const buffered = createBufferedEventLog(log);
+    await buffered.append('s1', entry('delivery'));
+    buffered.takeWrite('s1', entry('turn_settled'));
+    // With nothing held, the last entry goes alone.
+    buffered.takeWrite('s1', entry('turn_settled', 't2'));
+    await buffered.flush('s1');
+    expect(prepared).toEqual([[entry('delivery'), entry('turn_settled')], [entry('turn_settled', 't2')]]);
+    expect(written).toEqual([]);
+  });
+});
