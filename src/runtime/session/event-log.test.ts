@@ -29,6 +29,33 @@ describe('event log', () => {
     expect(await log.read('s1', 2)).toHaveLength(2);
   });
 
+  it('keeps a batch\'s data as JSON inside it, redacted and truncated, and still reads batches of the earlier form', async () => {
+    const redis = await connect();
+    const redact = (json: string): string => json.replaceAll('sk-secret', '[redacted]');
+    const log = createEventLog({ redis, prefix: prefix(), redact, maxValueChars: 60 });
+    const quoted = 'she said "hi"';
+    await log.appendAll('s11', [
+      { type: 'part', turnId: 't1', data: { text: quoted, key: 'sk-secret' } },
+      { type: 'tool_call', data: { result: 'x'.repeat(100) } },
+    ]);
+    const [[, fields] = ['', []]] = await redis.xrange(`${prefix()}:s:s11:log`, '-', '+');
+    expect(fields[0]).toBe('batch');
+    // The data is nested JSON: its quotes are escaped once, not twice.
+    expect(fields[1]).toContain('"data":{"text":"she said \\"hi\\"","key":"[redacted]"}');
+    expect(fields[1]).not.toContain('sk-secret');
+    const [part, tool] = await log.read('s11');
+    expect(part).toMatchObject({ type: 'part', turnId: 't1', data: { text: quoted, key: '[redacted]' } });
+    expect(tool?.data).toMatchObject({ truncated: true });
+    expect(tool).not.toHaveProperty('turnId');
+    // A batch as earlier versions wrote it (each entry's data a string of JSON) reads the same.
+    const earlier = JSON.stringify([{ type: 'part', turnId: 't0', data: JSON.stringify({ text: quoted }) }, { type: 'delivery', data: '{}' }]);
+    await redis.xadd(`${prefix()}:s:s12:log`, '*', 'batch', earlier);
+    expect((await log.read('s12')).map(({ type, turnId, data }) => ({ type, turnId, data }))).toEqual([
+      { type: 'part', turnId: 't0', data: { text: quoted } },
+      { type: 'delivery', turnId: undefined, data: {} },
+    ]);
+  });
+
   it('keeps a capped log that expires after its age without entries', async () => {
     const redis = await connect();
     const log = createEventLog({ redis, prefix: prefix(), maxEntries: 10, maxAgeSeconds: 3600 });

@@ -203,11 +203,18 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
     }
   };
 
-  // One entry is written as its own fields; several as one batch field, in order.
+  // One entry is written as its own fields; several as one batch field, in order, each entry's
+  // data inside it as JSON (not as a string of JSON: that escaped every quote of it a second time).
+  const batchItem = (entry: EventLogEntry): string => {
+    let item = `{"type":${JSON.stringify(entry.type)}`;
+    if (entry.turnId !== undefined) item += `,"turnId":${JSON.stringify(entry.turnId)}`;
+    if (entry.actor !== undefined) item += `,"actor":${JSON.stringify(entry.actor)}`;
+    return `${item},"data":${dataOf(entry)}}`;
+  };
   const fieldsOf = (entries: readonly EventLogEntry[]): string[] => {
     const [first] = entries;
     if (first !== undefined && entries.length === 1) return ['type', first.type, 'turn', first.turnId ?? '', 'actor', first.actor ?? '', 'data', dataOf(first)];
-    return [BATCH_FIELD, JSON.stringify(entries.map((entry) => ({ type: entry.type, turnId: entry.turnId, actor: entry.actor, data: dataOf(entry) })))];
+    return [BATCH_FIELD, `[${entries.map(batchItem).join(',')}]`];
   };
   const writeAll = async (sessionId: string, entries: readonly EventLogEntry[]): Promise<string> => {
     const id = await write(sessionId, fieldsOf(entries));
@@ -249,7 +256,8 @@ interface StoredFields {
   readonly type: string;
   readonly turnId?: string | undefined;
   readonly actor?: string | undefined;
-  readonly data: string;
+  /** JSON text: a single entry's field, or a batch's entry as written before the data went in as JSON. */
+  readonly data: string | Record<string, unknown>;
 }
 
 /** The log entries of one stream entry as XRANGE or XREAD gives it (a batch holds several). */
@@ -264,6 +272,6 @@ export function decodeRow(id: string, fields: readonly string[]): StoredEventLog
     type: entry.type as EventLogType,
     ...(entry.turnId === undefined || entry.turnId === '' ? {} : { turnId: entry.turnId }),
     ...(entry.actor === undefined || entry.actor === '' ? {} : { actor: entry.actor }),
-    data: JSON.parse(entry.data) as Record<string, unknown>,
+    data: typeof entry.data === 'string' ? (JSON.parse(entry.data) as Record<string, unknown>) : entry.data,
   })));
 }
