@@ -20,7 +20,7 @@ interface KeptAside {
   prevCommandQueue?: { shift(): { command: { reject(error: Error): void } } | undefined } | null;
 }
 
-/** Fails the commands that `client` kept aside to send again; for a client that has ended. */
+/** Fails the commands that `client` kept aside to send again; for a client that has just ended. */
 function failKeptAside(client: Redis): void {
   const kept = (client as unknown as KeptAside).prevCommandQueue;
   if (kept === null || kept === undefined) return;
@@ -39,10 +39,6 @@ function failKeptAside(client: Redis): void {
  * commands are sent, and the client ends at its next close. A cluster client is only disconnected.
  */
 export function dropRedis(client: Redis): void {
-  if (client.status === 'end') {
-    failKeptAside(client);
-    return;
-  }
   client.once('end', () => { failKeptAside(client); });
   client.disconnect();
   if (client.status === 'reconnecting' && !isCluster(client)) client.connect().catch(() => undefined);

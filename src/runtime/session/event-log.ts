@@ -183,15 +183,6 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
 
   const expiries = expiryMemo(1000 * (options.expiryRefreshSeconds ?? Math.min(3600, maxAge / 10)), options.now ?? Date.now);
 
-  // With an expiry due, the two commands are sent in one tick, so they leave in one socket write
-  // (the service's clients coalesce a tick's writes), without a pipeline object's cost.
-  const write = async (sessionId: string, fields: string[]): Promise<string> => {
-    const added = redis.xadd(key(sessionId), 'MAXLEN', '~', maxEntries, '*', ...fields);
-    if (!expiries.due(sessionId)) return (await added) ?? '';
-    const [id] = await Promise.all([added, redis.expire(key(sessionId), maxAge)]);
-    expiries.set(sessionId);
-    return id ?? '';
-  };
   const archive = async (sessionId: string, id: string, entries: readonly EventLogEntry[]): Promise<void> => {
     if (options.archive === undefined) return;
     // The archive gets what Redis got: without the secrets `redact` removed.
@@ -216,10 +207,28 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
     if (first !== undefined && entries.length === 1) return ['type', first.type, 'turn', first.turnId ?? '', 'actor', first.actor ?? '', 'data', dataOf(first)];
     return [BATCH_FIELD, `[${entries.map(batchItem).join(',')}]`];
   };
+  const prepare = (sessionId: string, entries: readonly EventLogEntry[]): StreamWrite => {
+    const due = expiries.due(sessionId);
+    return {
+      key: key(sessionId),
+      maxLen: maxEntries,
+      fields: fieldsOf(entries),
+      ...(due ? { expireSeconds: maxAge } : {}),
+      async written(id) {
+        if (due) expiries.set(sessionId);
+        await archive(sessionId, id, entries);
+      },
+    };
+  };
+  // The write a script would make, made here: with an expiry due, the two commands are sent in one
+  // tick, so they leave in one socket write (the service's clients coalesce a tick's writes).
   const writeAll = async (sessionId: string, entries: readonly EventLogEntry[]): Promise<string> => {
-    const id = await write(sessionId, fieldsOf(entries));
-    await archive(sessionId, id, entries);
-    return id;
+    const stream = prepare(sessionId, entries);
+    const added = redis.xadd(stream.key, 'MAXLEN', '~', stream.maxLen, '*', ...stream.fields);
+    const expired = stream.expireSeconds === undefined ? undefined : redis.expire(stream.key, stream.expireSeconds);
+    const [id] = await Promise.all([added, expired]);
+    await stream.written(id ?? '');
+    return id ?? '';
   };
 
   return {
@@ -227,19 +236,7 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
     async appendAll(sessionId, entries) {
       if (entries.length > 0) await writeAll(sessionId, entries);
     },
-    prepare(sessionId, entries) {
-      const due = expiries.due(sessionId);
-      return {
-        key: key(sessionId),
-        maxLen: maxEntries,
-        fields: fieldsOf(entries),
-        ...(due ? { expireSeconds: maxAge } : {}),
-        async written(id) {
-          if (due) expiries.set(sessionId);
-          await archive(sessionId, id, entries);
-        },
-      };
-    },
+    prepare,
     async read(sessionId, count = 1000) {
       const rows = await redis.xrange(key(sessionId), '-', '+', 'COUNT', count);
       return rows.flatMap(([id, fields]) => decodeRow(id, fields)).slice(0, count);
