@@ -97,6 +97,12 @@ export interface ChannelAdaptor {
    * retries, rate limits and idempotency ledger (every external provider).
    */
   readonly outbound: 'direct' | 'queue';
+  /**
+   * True for a `direct` sender that only writes to Redis over {@link ChannelContext.redis} (the
+   * connection the turn's log and record are written on): its sends leave with the turn's log
+   * writes and Redis runs them after those (see `ChannelDelivery.writesInOrder`). Default false.
+   */
+  readonly writesInOrder?: boolean;
   /** HTTP routes (webhooks, pages), mounted by processes of role `web` or `all`. */
   readonly routes: readonly Route[];
   /** A long-lived listener, run by processes of role `worker` or `all`. */

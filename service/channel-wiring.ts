@@ -141,6 +141,7 @@ export async function wireChannels(options: ChannelWiringOptions): Promise<Wired
         // A provider's live view (a thread status) shows signals only for turns that take a while.
         ...(adaptor.transport === 'streaming' && adaptor.outbound === 'queue' ? { signalDelayMs: options.signalDelayMs ?? 1000 } : {}),
         ...(adaptor.peerOf === undefined ? {} : { peer: adaptor.peerOf.bind(adaptor) }),
+        ...(adaptor.outbound === 'direct' && adaptor.writesInOrder === true ? { writesInOrder: true } : {}),
         deliver: async (delivery) => {
           await send(delivery.destination, delivery.payload, delivery.idempotencyKey, delivery.trace);
         },

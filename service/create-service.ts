@@ -190,6 +190,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
     ...(options.signalDelayMs === undefined ? {} : { signalDelayMs: options.signalDelayMs }),
     context: {
       env,
+      // The sessions' and the event log's connection: a sender that `writesInOrder` relies on it.
       redis,
       prefix,
       tenantId,

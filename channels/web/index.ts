@@ -62,6 +62,8 @@ async function createWebChannel(context: ChannelContext, options: WebChannelOpti
     id: 'web',
     transport: 'streaming',
     outbound: 'direct',
+    // The sender's writes (the surface record, the stream append) go over context.redis only.
+    writesInOrder: true,
     routes,
     normalise: normaliseWebMessage,
     render: (input) => renderWebEvents(input, { artifactUrl: (artifactId) => context.artifactUrl(artifactId) }).map((event) => ({ ...event })),

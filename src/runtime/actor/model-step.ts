@@ -65,6 +65,11 @@ export async function callModel(scope: TurnScope, actor: ResolvedActor, signal: 
   return { step, response, early: early.partIds, validated: early.validated, ...(costUsd === undefined ? {} : { costUsd }) };
 }
 
+/** Whether `response` calls a tool besides `respond`: one whose handler may act outside the turn. */
+export function callsTools(response: ModelResponse): boolean {
+  return response.content.some((block) => block.type === 'tool_use' && block.name !== RESPOND_TOOL_NAME);
+}
+
 /** The personal-data paths of the registry's tools. */
 function personalDataOf(deps: TurnRunnerDeps): PersonalDataOf {
   return (toolName) => deps.registry.get(toolName)?.personalData ?? [];

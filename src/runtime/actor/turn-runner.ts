@@ -8,7 +8,7 @@ import { freshTurnRecord, type TurnRecord } from '../session/turn-record.ts';
 import { applyResponse, suspendForApprovals } from './apply-response.ts';
 import { lockLost, type LiveTurn, type TurnExit } from './live-turn.ts';
 import { rememberSize } from './model-request.ts';
-import { callModel } from './model-step.ts';
+import { callModel, callsTools } from './model-step.ts';
 import { resumeTurn } from './resume-turn.ts';
 import { countModelCall, refusedByBudget } from './turn-budget.ts';
 import { stopped } from './turn-stop.ts';
@@ -66,22 +66,28 @@ async function runTurn(deps: TurnRunnerDeps, progress: TurnInProgress, signal: A
 
 /**
  * The steps of one turn: resume what a crash left, then model calls until the turn settles or
- * waits. `saved` (a new turn's first write of its record) is awaited before the first model call.
+ * waits. `saved` (a new turn's first write of its record) is done before the turn acts outside, so
+ * that a crash after it resumes this turn rather than starting another: a buffering log holds it
+ * for the flush it makes before every delivery, and a step whose response calls a tool waits for
+ * it before the tool runs. Without a buffering log it is awaited before the first model call.
  */
 async function runSteps(scope: TurnScope, signal: AbortSignal, saved?: Promise<void>): Promise<TurnExit> {
   const { deps, turn, now } = scope;
   const resumed = await resumeTurn(scope);
   if (resumed !== undefined) return resumed;
+  const held = saved !== undefined && deps.log.hold !== undefined;
+  if (held) deps.log.hold?.(turn.record.sessionId, saved);
   for (;;) {
     if (signal.aborted) throw lockLost(turn.record.sessionId);
     if (await stopped(scope)) return 'settled';
     const actor = await actorForNextStep(scope);
     if (actor === undefined) return 'settled';
     await gatherInjections(deps, turn, actor);
-    await saved;
+    if (!held) await saved;
     if (await refusedByBudget(scope)) return 'settled';
     const call = await callModel(scope, actor, signal);
     if (call === undefined) return 'settled';
+    if (callsTools(call.response)) await saved;
     countModelCall(scope, call.response.usage, call.costUsd);
     const outcome = await applyResponse(deps, turn, actor, now, call);
     if (outcome.awaitingApproval.length > 0 && deps.approvals !== undefined) {

@@ -243,3 +243,49 @@ describe('turn delivery: live signals on a provider channel', () => {
     expect(kinds(other.sent)).toEqual(['turn:true']);
   });
 });
+
+describe('the log written before a delivery', () => {
+  /** A delivery over a log whose flush waits to be answered; records when each happens. */
+  function ordered(writesInOrder: boolean): { output: ReturnType<typeof createTurnDelivery>; events: string[]; answerFlush: () => void } {
+    const events: string[] = [];
+    const { promise: answered, resolve } = Promise.withResolvers<undefined>();
+    const flushing: EventLog = {
+      append: () => Promise.resolve(''),
+      read: () => Promise.resolve([]),
+      flush: async () => {
+        events.push('flush sent');
+        await answered;
+        events.push('flush answered');
+      },
+    };
+    const output = createTurnDelivery({
+      partTypes,
+      log: flushing,
+      channels: new Map([['web', { deliveryClass: 'streaming' as const, writesInOrder, deliver: () => { events.push('delivered'); return Promise.resolve(); } }]]),
+      settle: createSettlement({ partTypes, turnStates: createTurnStateRegistry(), surfaces: createSurfaceTemplateRegistry(), clock: () => new Date('2026-11-22T10:00:00Z') }),
+    });
+    return { output, events, answerFlush: () => { resolve(undefined); } };
+  }
+
+  it('waits for the flush to be answered before a channel that does not write in order', async () => {
+    const { output, events, answerFlush } = ordered(false);
+    const sent = output.part(turn('web', [answer]), answer);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toEqual(['flush sent']);
+    answerFlush();
+    await sent;
+    expect(events).toEqual(['flush sent', 'flush answered', 'delivered']);
+  });
+
+  it('sends to a channel that writes in order right behind the flush, and ends when both did', async () => {
+    const { output, events, answerFlush } = ordered(true);
+    let done = false;
+    const sent = output.part(turn('web', [answer]), answer).then(() => { done = true; });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toEqual(['flush sent', 'delivered']);
+    expect(done).toBe(false);
+    answerFlush();
+    await sent;
+    expect(events).toEqual(['flush sent', 'delivered', 'flush answered']);
+  });
+});

@@ -49,6 +49,14 @@ export interface ChannelDelivery {
    */
   readonly deliver: (delivery: Delivery) => Promise<void>;
   /**
+   * True when `deliver` only writes to Redis, over the connection the turn's log and record are
+   * written on (the web chat's stream): Redis runs commands of one connection in the order they
+   * were sent, so a delivery is sent together with the log's flush instead of after its reply
+   * (one round trip less before a part shows), and still lands after it. Default false: the
+   * flush is acknowledged before `deliver` is called.
+   */
+  readonly writesInOrder?: boolean;
+  /**
    * For a streaming channel that sends through a provider: live signals (parts a buffered
    * transport drops, e.g. `ack` shown as a status) are held until the turn has run this long, in
    * milliseconds, and dropped when a message of the turn goes first (see `live-signals.ts`).
@@ -133,9 +141,15 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
       await log.append(turn.sessionId, { type: 'delivery', turnId: turn.turnId, data: { skipped: 'no such channel', channel: turn.replyTo.channel } });
       return;
     }
-    // What the turn logged so far is written before anything it records leaves the process.
-    await log.flush?.(turn.sessionId);
-    await channel.deliver({ channel: turn.replyTo.channel, destination: turn.replyTo, trace: { sessionId: turn.sessionId, turnId: turn.turnId }, ...delivery });
+    // What the turn logged so far (and the writes the log holds) is written before anything it
+    // records leaves the process: on the same connection, in order; elsewhere, acknowledged first.
+    const written = log.flush?.(turn.sessionId);
+    const deliver = (): Promise<void> => channel.deliver({ channel: turn.replyTo.channel, destination: turn.replyTo, trace: { sessionId: turn.sessionId, turnId: turn.turnId }, ...delivery });
+    if (channel.writesInOrder === true) await Promise.all([written, deliver()]);
+    else {
+      await written;
+      await deliver();
+    }
     await log.append(turn.sessionId, { type: 'delivery', turnId: turn.turnId, data: { channel: turn.replyTo.channel, key: delivery.idempotencyKey } });
   };
 

@@ -44,4 +44,37 @@ describe('a buffered event log', () => {
     expect(prepared).toEqual([[entry('delivery'), entry('turn_settled')], [entry('turn_settled', 't2')]]);
     expect(written).toEqual([]);
   });
+
+  it('makes the next flush wait for a held write, and fail as it does, then forgets it', async () => {
+    const { log, written } = recordingLog();
+    const buffered = createBufferedEventLog(log);
+    const { promise: saved, resolve } = Promise.withResolvers<undefined>();
+    buffered.hold('s1', saved);
+    await buffered.append('s1', entry('part'));
+    let flushed = false;
+    const flush = buffered.flush('s1').then(() => { flushed = true; });
+    // The entries were sent at once; the flush ends only with the held write.
+    expect(written).toEqual([[entry('part')]]);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(flushed).toBe(false);
+    resolve(undefined);
+    await flush;
+    expect(flushed).toBe(true);
+
+    buffered.hold('s2', Promise.reject(new Error('record not saved')));
+    await expect(buffered.flush('s2')).rejects.toThrow('record not saved');
+    await expect(buffered.flush('s2')).resolves.toBeUndefined();
+  });
+
+  it('waits for every write held since the last flush, with no entry to write', async () => {
+    const { log, written } = recordingLog();
+    const buffered = createBufferedEventLog(log);
+    const order: string[] = [];
+    buffered.hold('s1', Promise.resolve().then(() => order.push('first')));
+    buffered.hold('s1', Promise.resolve().then(() => order.push('second')));
+    await buffered.flush('s1');
+    expect(order).toEqual(['first', 'second']);
+    expect(written).toEqual([]);
+  });
 });

@@ -7,7 +7,9 @@
  *
  * Only for one process's turns: one turn per session runs at a time (the session lock), so the
  * entries of a session in one buffer belong to that turn. What a crash loses is what the turn had
- * not yet shown to anyone.
+ * not yet shown to anyone. A write made beside the log can be held (`hold`): the next flush waits
+ * for it too, so a turn's first save of its record needs no round trip of its own before the
+ * turn's first delivery.
  */
 import type { BatchEventLog, EventLog, EventLogEntry, StreamWrite } from './event-log.ts';
 
@@ -16,6 +18,7 @@ export interface BufferedEventLog extends Required<EventLog> {
   /**
    * Takes what the session's buffer holds, with `last` after it, as one stream write for a script
    * to add (the turn's last write, which the session store's finish makes with the clearing).
+   * Flush first: a held write is waited for by `flush` only.
    */
   takeWrite(sessionId: string, last: EventLogEntry): StreamWrite;
 }
@@ -23,11 +26,13 @@ export interface BufferedEventLog extends Required<EventLog> {
 /** Creates a buffering log over `log`; `read` flushes the session first. */
 export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
   const pending = new Map<string, EventLogEntry[]>();
+  const held = new Map<string, Promise<unknown>>();
   const flush = async (sessionId: string): Promise<void> => {
+    const write = held.get(sessionId);
+    held.delete(sessionId);
     const entries = pending.get(sessionId);
-    if (entries === undefined) return;
     pending.delete(sessionId);
-    await log.appendAll(sessionId, entries);
+    await Promise.all([write, entries === undefined ? undefined : log.appendAll(sessionId, entries)]);
   };
   return {
     append(sessionId, entry) {
@@ -37,6 +42,10 @@ export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
       return Promise.resolve('');
     },
     flush,
+    hold(sessionId, write) {
+      const before = held.get(sessionId);
+      held.set(sessionId, before === undefined ? write : Promise.all([before, write]));
+    },
     takeWrite(sessionId, last) {
       const entries = pending.get(sessionId) ?? [];
       pending.delete(sessionId);

@@ -74,6 +74,13 @@ export interface EventLog {
    * writes at once has nothing to do.
    */
   flush?(sessionId: string): Promise<void>;
+  /**
+   * Makes the next `flush` of `sessionId` wait for `write` too: a write made beside the log (a new
+   * turn's first save of its record) that, like the log, must be done before anything the turn
+   * shows leaves the process. Only a buffering log has it; with any other, the caller awaits
+   * `write` itself.
+   */
+  hold?(sessionId: string, write: Promise<unknown>): void;
 }
 
 /**
