@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
 import { inlineTurnsKey } from './inline-turns.ts';
 import { useTestResources } from './queue-test-kit.ts';
-import { createSessionLock, sessionLockKey } from './session-lock.ts';
+import { createSessionLock, sessionLockKey, type ClaimedLock } from './session-lock.ts';
 import { createTurnQueue, createTurnWorker, TURN_QUEUE_NAME, type TurnLease, type TurnWorker } from './turn-queue.ts';
 
 const redisUrl = useRedis();
@@ -42,19 +42,20 @@ function mailbox(): Mailbox {
 }
 
 /** A worker with its queue (so it runs turns inline); `work` is each turn, `pending` the work waiting. */
-async function inlineWorker(options: { readonly work?: (sessionId: string, lease: TurnLease) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number; readonly hasWork?: (sessionId: string) => Promise<boolean> } = {}): Promise<Worked> {
+async function inlineWorker(options: { readonly work?: (sessionId: string, lease: TurnLease<unknown>) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number; readonly hasWork?: (sessionId: string) => Promise<boolean>; readonly behindClaim?: (sessionId: string, lock: ClaimedLock) => Promise<unknown> } = {}): Promise<Worked> {
   const ran: string[] = [];
   // The fail-fast client of the claims, ready before the first (as the service's shared client).
   const startRedis = resources.redis('producer');
   if (startRedis.status !== 'ready') await new Promise((resolve) => startRedis.once('ready', resolve));
   const queue = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: 3_600_000 }));
   const pending = options.pending ?? mailbox();
-  const worker = resources.track(createTurnWorker({
+  const worker = resources.track(createTurnWorker<unknown>({
     connection: resources.redis('worker'),
     prefix: prefix(),
     inline: { queue, redis: startRedis, workKeys: pending.keys },
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.lockTtlMs === undefined ? {} : { lockTtlMs: options.lockTtlMs }),
+    ...(options.behindClaim === undefined ? {} : { behindClaim: options.behindClaim }),
     process: async (sessionId, lease) => {
       ran.push(sessionId);
       await pending.take(sessionId);
@@ -91,7 +92,7 @@ describe('inline turns', () => {
     const redis = resources.redis('worker');
     // What a finish does when the mailbox is empty: the lock (while it holds our token) and the
     // watch entry go in one script, and the lease is told.
-    const finish = async (sessionId: string, { lock }: TurnLease): Promise<void> => {
+    const finish = async (sessionId: string, { lock }: TurnLease<unknown>): Promise<void> => {
       const deleted = await redis.eval("if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end redis.call('DEL', KEYS[1]) redis.call('ZREM', KEYS[2], ARGV[2]) return 1", 2, lock.key, lock.watchKey ?? '', lock.token, sessionId);
       if (deleted === 1) lock.letGo();
     };
@@ -179,6 +180,29 @@ describe('inline turns', () => {
     await worker.close();
     expect(ran).toEqual(['s-failed']);
     expect(await jobsEver()).toBe(0);
+  });
+
+  it('sends the turn\'s first command right behind its lock\'s claim and hands the run its answer; a claim that failed drops it', async () => {
+    const startRedis = resources.redis('producer');
+    const asked: string[] = [];
+    // Answers whether the lock held the token when it ran: it runs right after the claim.
+    const behindClaim = (sessionId: string, lock: ClaimedLock): Promise<unknown> => {
+      asked.push(sessionId);
+      return startRedis.eval("return redis.call('GET', KEYS[1]) == ARGV[1] and 'held' or 'not held'", 1, lock.key, lock.token);
+    };
+    const firsts: unknown[] = [];
+    const { worker, ran } = await inlineWorker({ behindClaim, work: async (_sessionId, lease) => { firsts.push(await lease.first); } });
+    await worker.startTurn('s-first', 'm-1');
+    await vi.waitFor(() => { expect(firsts).toEqual(['held']); });
+    // Held elsewhere: the command finds the lock not ours, and nothing runs here.
+    const elsewhere = await createSessionLock({ redis: resources.redis('worker'), prefix: prefix(), ttlMs: 10_000 }).tryAcquire('s-taken');
+    try {
+      await worker.startTurn('s-taken', 'm-1');
+      expect(asked).toEqual(['s-first', 's-taken']);
+      expect(ran).toEqual(['s-first']);
+    } finally {
+      await elsewhere?.release();
+    }
   });
 
   it('adds no job when the session is held elsewhere: the holder takes the new work when its turn ends', async () => {

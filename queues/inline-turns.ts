@@ -31,7 +31,7 @@
  */
 import type { Redis } from 'ioredis';
 import { defineScript, runScript } from '../src/runtime/redis/redis-script.ts';
-import { sessionLockKey, type SessionLease, type SessionLock } from './session-lock.ts';
+import { sessionLockKey, type ClaimedLock, type SessionLease, type SessionLock } from './session-lock.ts';
 
 /**
  * KEYS: the watch set, then each candidate's lock key. ARGV: now (ms), then the members, then the
@@ -62,8 +62,8 @@ export function inlineTurnsKey(prefix: string): string {
   return `${prefix}:inline-turns`;
 }
 
-/** Options of {@link createInlineTurns}. */
-export interface InlineTurnsOptions {
+/** Options of {@link createInlineTurns}; `First` is what {@link InlineTurnsOptions.behindClaim} gives. */
+export interface InlineTurnsOptions<First = never> {
   /** Client for the sweeps and the watch set's upkeep. Never closed here. */
   readonly redis: Redis;
   /**
@@ -82,7 +82,14 @@ export interface InlineTurnsOptions {
    * as it does (see `SessionLease.releaseAndLook`): `maybeWork: false` when nothing waits, and the
    * session already left the watch set; `undefined` when the release failed.
    */
-  readonly runLeased: (sessionId: string, lease: SessionLease) => Promise<{ readonly maybeWork: boolean } | undefined>;
+  readonly runLeased: (sessionId: string, lease: SessionLease, first?: Promise<First>) => Promise<{ readonly maybeWork: boolean } | undefined>;
+  /**
+   * Sent right behind the claim of a turn that is to run at once, on the same connection and
+   * before the claim's answer (see `ClaimOptions.behind`): the turn's first command, which checks
+   * the lock itself. What it gives reaches that run's `runLeased` as `first`; when the claim
+   * failed it is dropped (its rejection too). Default: none.
+   */
+  readonly behindClaim?: (sessionId: string, lock: ClaimedLock) => Promise<First>;
   /** Whether the session has more work once its lock is released. */
   readonly hasWork: (sessionId: string) => Promise<boolean>;
   /**
@@ -141,6 +148,12 @@ interface Held {
   accepts?: Promise<unknown>;
 }
 
+/** A claim of a turn to run at once: its lease (none when held elsewhere) and its first command's answer. */
+interface Claimed<First> {
+  readonly lease?: SessionLease | undefined;
+  readonly first?: Promise<First> | undefined;
+}
+
 /** Most entries one sweep looks at. */
 const SWEEP_BATCH = 100;
 
@@ -149,7 +162,7 @@ function toError(thrown: unknown): Error {
 }
 
 /** Starts inline turns and their sweeper. */
-export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
+export function createInlineTurns<First = never>(options: InlineTurnsOptions<First>): InlineTurns {
   const { redis, prefix, locks, schedule, onError } = options;
   const watchKey = inlineTurnsKey(prefix);
   const running = new Set<Promise<void>>();
@@ -175,12 +188,15 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   const letGo = (sessionId: string, score = ''): Promise<unknown> => runScript(redis, LET_GO, [watchKey, sessionLockKey(prefix, sessionId)], [sessionId, score]);
 
   /** Runs turns while the session has work and this process can take its lock again. */
-  const drive = async (sessionId: string, key: string, first: SessionLease): Promise<void> => {
+  const drive = async (sessionId: string, key: string, firstLease: SessionLease, first?: Promise<First>): Promise<void> => {
     try {
-      let lease: SessionLease | undefined = first;
+      let lease: SessionLease | undefined = firstLease;
+      let behind = first;
       while (lease !== undefined) {
+        const ran = await options.runLeased(sessionId, lease, behind);
+        behind = undefined;
         // Nothing waits: the release took the session out of the watch set too.
-        if ((await options.runLeased(sessionId, lease))?.maybeWork === false) return;
+        if (ran?.maybeWork === false) return;
         if (!(await options.hasWork(sessionId))) break;
         lease = (await locks.claim(sessionId, { watchKey })).lease;
       }
@@ -229,9 +245,9 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
     reviews.add(review);
   };
 
-  const launch = (sessionId: string, key: string, lease: SessionLease): void => {
+  const launch = (sessionId: string, key: string, lease: SessionLease, first?: Promise<First>): void => {
     hold(sessionId, key);
-    const run: Promise<void> = drive(sessionId, key, lease)
+    const run: Promise<void> = drive(sessionId, key, lease, first)
       .catch((error: unknown) => { onError(toError(error)); })
       .finally(() => {
         running.delete(run);
@@ -284,23 +300,38 @@ export function createInlineTurns(options: InlineTurnsOptions): InlineTurns {
   };
 
   /** Claims the session's lock and its watch entry; undefined when it is held elsewhere. */
-  const claim = async (sessionId: string): Promise<SessionLease | undefined> => (await locks.claim(sessionId, { watchKey, via: options.startRedis })).lease;
+  const claim = async (sessionId: string, behind?: (lock: ClaimedLock) => void): Promise<SessionLease | undefined> =>
+    (await locks.claim(sessionId, { watchKey, via: options.startRedis, ...(behind === undefined ? {} : { behind }) })).lease;
+
+  /** Claims the lock of a turn to run at once, with its first command right behind (see `behindClaim`). */
+  const claimToRun = async (sessionId: string): Promise<Claimed<First>> => {
+    const { behindClaim } = options;
+    if (behindClaim === undefined) return { lease: await claim(sessionId) };
+    const sent: { first?: Promise<First> } = {};
+    const lease = await claim(sessionId, (lock) => {
+      const first = behindClaim(sessionId, lock);
+      // Handled here too: a failed claim drops it unread.
+      first.catch(() => undefined);
+      sent.first = first;
+    });
+    return { lease, first: lease === undefined ? undefined : sent.first };
+  };
 
   const runHere = async (sessionId: string, key: string): Promise<void> => {
     starting += 1;
     changed();
-    let lease: SessionLease | undefined;
+    let claimed: Claimed<First> = {};
     try {
-      lease = await claim(sessionId);
+      claimed = await claimToRun(sessionId);
     } finally {
       starting -= 1;
-      if (lease === undefined) changed();
+      if (claimed.lease === undefined) changed();
     }
     // Held: the holder (a turn job, or an inline run, watched) looks at the mailbox again once it
     // lets go, and what recovers it if it dies (its job, or its watch entry) recovers the mailbox.
     // The slot it kept meanwhile goes to a waiting session.
-    if (lease === undefined) next();
-    else launch(sessionId, key, lease);
+    if (claimed.lease === undefined) next();
+    else launch(sessionId, key, claimed.lease, claimed.first);
   };
 
   const waitHere = async (sessionId: string, key: string): Promise<void> => {

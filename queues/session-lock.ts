@@ -166,6 +166,19 @@ export interface ClaimOptions {
    * it until Redis is back; the lease's heartbeat and release still go through the lock's client.
    */
   readonly via?: Redis;
+  /**
+   * Called once the claim was sent, before its answer, with the lock's key and the token it will
+   * hold if the claim takes it: a command sent now on the same connection runs right after the
+   * claim, so it can check for itself that the lock holds the token (the claim's outcome) and
+   * act at once, a round trip earlier than if it waited for the answer.
+   */
+  readonly behind?: (lock: ClaimedLock) => void;
+}
+
+/** A lock a claim asks for: its Redis key and the random token it holds once taken. */
+export interface ClaimedLock {
+  readonly key: string;
+  readonly token: string;
 }
 
 /** Session locks; see {@link createSessionLock}. */
@@ -331,7 +344,15 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
     const watch = claimOptions.watchKey;
     const keys = watch === undefined ? [key] : [key, watch];
     const args = watch === undefined ? [token, ttlMs] : [token, ttlMs, Date.now(), sessionId];
-    const left = Number(await runScript(claimOptions.via ?? redis, ACQUIRE, keys, args));
+    const claimed = runScript(claimOptions.via ?? redis, ACQUIRE, keys, args);
+    try {
+      claimOptions.behind?.({ key, token });
+    } catch (error) {
+      // A lock it took anyway frees itself after its lifetime (and its watch entry is swept).
+      claimed.catch(() => undefined);
+      throw error;
+    }
+    const left = Number(await claimed);
     if (left >= 0) return { heldForMs: left };
     return { lease: hold(sessionId, key, token, requestedAt) };
   };

@@ -21,7 +21,7 @@ import { closeWorker } from './close-worker.ts';
 import { checkPrefix, openRedis, type RedisConnectionInput } from './redis-connections.ts';
 import { createInlineTurns, inlineTurnsKey, type InlineTurns, type InlineTurnsOptions } from './inline-turns.ts';
 import { moveToDelayed } from './move-to-delayed.ts';
-import { createSessionLock, type SessionLease } from './session-lock.ts';
+import { createSessionLock, type ClaimedLock, type SessionLease } from './session-lock.ts';
 import { openProducerQueue } from './producer-queue.ts';
 import { turnRescue, type RescuedJobData, type TurnRescueOptions } from './turn-rescue.ts';
 
@@ -128,7 +128,7 @@ export function createTurnQueue(options: TurnQueueOptions): TurnQueue {
 }
 
 /** What a turn gets besides its session id. */
-export interface TurnLease {
+export interface TurnLease<First = never> {
   /**
    * Aborted when the turn must stop: its session lock was lost (reason: `session.lock_lost`
    * {@link SwitchboardError}) or BullMQ cancelled the job.
@@ -139,10 +139,15 @@ export interface TurnLease {
    * (see `HeldLock`); the worker's own release then sends nothing.
    */
   readonly lock: HeldLock;
+  /**
+   * The answer of the turn's first command, sent right behind its lock's claim (an inline turn of
+   * a worker with {@link TurnWorkerOptions.behindClaim}); absent otherwise.
+   */
+  readonly first?: Promise<First>;
 }
 
 /** Options of {@link createTurnWorker}. */
-export interface TurnWorkerOptions {
+export interface TurnWorkerOptions<First = never> {
   /**
    * Redis for the worker and the session locks. A client passed in must have
    * `maxRetriesPerRequest: null` and is not closed; options open such a client, closed by
@@ -200,7 +205,13 @@ export interface TurnWorkerOptions {
    * lock is lost meanwhile, `lease.signal` aborts and the attempt fails with `session.lock_lost`
    * (retried) however `process` ends.
    */
-  readonly process: (sessionId: string, lease: TurnLease) => Promise<void>;
+  readonly process: (sessionId: string, lease: TurnLease<First>) => Promise<void>;
+  /**
+   * For inline turns: the turn's first command, sent behind its lock's claim on `inline.redis`
+   * before the claim's answer, checking the lock itself (see `InlineTurnsOptions.behindClaim`);
+   * `process` gets its answer as `lease.first`. Default: none.
+   */
+  readonly behindClaim?: (sessionId: string, lock: ClaimedLock) => Promise<First>;
   /**
    * Whether a session has work waiting. When given, a job that finds its session busy completes at
    * once (no polling), and the job holding the session calls this after releasing it and runs
@@ -256,18 +267,19 @@ export interface TurnWorker {
  * How a turn runs under a lease: cancelled by `cancel` (BullMQ's) besides the lease's own signal,
  * and leaving `watchKey` (the inline turns' watch set) with its lock.
  */
-interface LeasedRun {
+interface LeasedRun<First> {
   readonly cancel?: AbortSignal;
   readonly watchKey?: string;
+  readonly first?: Promise<First> | undefined;
 }
 
 /** Runs one turn under a lease and lets it go with `release` (the worker's `runLeased`). */
-type LeasedRunner = <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, run?: LeasedRun) => Promise<T | undefined>;
+type LeasedRunner<First> = <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, run?: LeasedRun<First>) => Promise<T | undefined>;
 
 /** The worker's inline turns, when it was given its queue and a way to tell work. */
-function inlineTurnsOf(
-  options: TurnWorkerOptions,
-  { runLeased, ...parts }: Pick<InlineTurnsOptions, 'redis' | 'prefix' | 'locks' | 'onError' | 'queuedRunning' | 'onRunningChange'> & { readonly runLeased: LeasedRunner },
+function inlineTurnsOf<First>(
+  options: TurnWorkerOptions<First>,
+  { runLeased, ...parts }: Pick<InlineTurnsOptions<First>, 'redis' | 'prefix' | 'locks' | 'onError' | 'queuedRunning' | 'onRunningChange'> & { readonly runLeased: LeasedRunner<First> },
 ): InlineTurns | undefined {
   const { inline, hasWork } = options;
   if (inline === undefined || hasWork === undefined) return undefined;
@@ -275,7 +287,8 @@ function inlineTurnsOf(
   return createInlineTurns({
     ...parts,
     // The release looks at the session's work and leaves the watch set in the same command.
-    runLeased: (sessionId, lease) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey, workKeys: inline.workKeys(sessionId) }), { watchKey }),
+    runLeased: (sessionId, lease, first) => runLeased(sessionId, lease, () => lease.releaseAndLook({ watchKey, workKeys: inline.workKeys(sessionId) }), { watchKey, first }),
+    ...(options.behindClaim === undefined ? {} : { behindClaim: options.behindClaim }),
     startRedis: inline.redis,
     schedule: (sessionId, key, scheduleOptions) => inline.queue.schedule(sessionId, key, scheduleOptions),
     hasWork,
@@ -311,7 +324,7 @@ function toError(thrown: unknown): Error {
  * stalls (or that cannot reach Redis) for more than about 1.9 s loses its turns the same way: each
  * turn's signal aborts, its attempt fails with `session.lock_lost` and the turn resumes elsewhere.
  */
-export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
+export function createTurnWorker<First = never>(options: TurnWorkerOptions<First>): TurnWorker {
   const prefix = checkPrefix(options.prefix);
   const redis = openRedis(options.connection, 'worker');
   const locks = createSessionLock({ redis: redis.client, prefix, ttlMs: options.lockTtlMs ?? DEFAULT_SESSION_LOCK_TTL_MS });
@@ -364,12 +377,12 @@ export function createTurnWorker(options: TurnWorkerOptions): TurnWorker {
   };
 
   /** Runs one turn under `lease` (see {@link LeasedRun}), then lets it go with `release`; what that said, if it worked. */
-  const runLeased = async <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, { cancel, watchKey }: LeasedRun = {}): Promise<T | undefined> => {
+  const runLeased = async <T>(sessionId: string, lease: SessionLease, release: () => Promise<T>, { cancel, watchKey, first }: LeasedRun<First> = {}): Promise<T | undefined> => {
     const signal = cancel === undefined ? lease.signal : AbortSignal.any([lease.signal, cancel]);
     let released: T | undefined;
     try {
       try {
-        await options.process(sessionId, { signal, lock: lease.heldLock(watchKey) });
+        await options.process(sessionId, { signal, lock: lease.heldLock(watchKey), ...(first === undefined ? {} : { first }) });
       } catch (error) {
         throw lease.signal.aborted ? toError(lease.signal.reason) : error;
       }

@@ -12,7 +12,7 @@ import { buildRespondTool } from '../src/protocol/respond/respond-schema.ts';
 import { approvalsReady, type ApprovalGate } from '../src/runtime/actor/approval-gate.ts';
 import { approverPlan } from '../src/runtime/actor/approval-policy-config.ts';
 import { logModelFailures } from '../src/runtime/model/model-failure-log.ts';
-import { runSessionTurns } from '../src/runtime/actor/turn-runner.ts';
+import { beginTurn, runSessionTurns } from '../src/runtime/actor/turn-runner.ts';
 import type { TurnRunnerDeps } from '../src/runtime/actor/turn-runner-deps.ts';
 import type { MidTurnMode } from '../src/runtime/actor/actor-config.ts';
 import { approvalWords, createAppSurfaceRegistry } from '../src/runtime/app/app-surfaces.ts';
@@ -22,7 +22,7 @@ import { createTurnDelivery } from '../src/runtime/delivery/turn-delivery.ts';
 import { createModelTranslator } from '../src/runtime/model/llm-context-translator.ts';
 import { createToolRouter } from '../src/runtime/router/tool-router.ts';
 import { createBufferedEventLog, type BufferedEventLog } from '../src/runtime/session/buffered-event-log.ts';
-import { sessionWorkKeys } from '../src/runtime/session/session-store.ts';
+import { sessionWorkKeys, type TurnInProgress } from '../src/runtime/session/session-store.ts';
 import { announceApproval } from './approval-announcements.ts';
 import { turnBudgets } from './budget-wiring.ts';
 import { createInboundApprovals } from './inbound-approvals.ts';
@@ -107,7 +107,7 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
   core.scheduler.startWorker();
   const gate = approvalGate(core);
   const deps = turnRunnerDeps(core, log, gate);
-  const turnWorker = createTurnWorker({
+  const turnWorker = createTurnWorker<TurnInProgress | undefined>({
     connection,
     prefix,
     concurrency: options.turnConcurrency ?? core.env.turnConcurrency,
@@ -115,8 +115,10 @@ export function startWorkerRole(core: ServiceCore): () => Promise<void> {
     ...(options.jobLockDurationMs === undefined ? {} : { jobLockDurationMs: options.jobLockDurationMs }),
     process: async (sessionId, lease) => {
       // The turn that leaves the mailbox empty lets the lock go in its last script.
-      await runSessionTurns(deps, sessionId, lease.signal, lease.lock);
+      await runSessionTurns(deps, sessionId, lease.signal, lease.lock, lease.first);
     },
+    // An inline turn's begin leaves right behind its lock's claim, on the same connection.
+    behindClaim: (sessionId, lock) => beginTurn(deps, sessionId, lock),
     // A decision can arrive while the suspending job still holds the session: its resume job then
     // completes at once, and this check, run when the lock is released, picks the turn up.
     hasWork: (sessionId) => store.hasWork(sessionId, (pending) => approvalsReady(gate, pending, Date.now()), deps.stopRequested),

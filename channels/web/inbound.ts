@@ -2,6 +2,7 @@
  * All HTTP routes of the web chat channel, as plain route objects for the server to mount.
  */
 
+import type { EchoOrder } from './echo-order.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { createWebApprovalRoute, type WebApprovalDecision, type WebRoutesLogger } from './approvals.ts';
@@ -62,6 +63,11 @@ export interface WebRoutesOptions {
    * without it the route is absent.
    */
   readonly surfaces?: DeliveredSurfaces;
+  /**
+   * Where a posted message's echo is owed until it was sent, for the sender to deliver its turn's
+   * parts after it (see `echo-order.ts`). Default: not noted.
+   */
+  readonly echoes?: EchoOrder;
 }
 
 /**
@@ -110,6 +116,7 @@ export function createWebRoutes(options: WebRoutesOptions): Route[] {
       enqueue: options.enqueue,
       tenantId: options.tenantId,
       clock,
+      ...(options.echoes === undefined ? {} : { echoes: options.echoes }),
     }),
     ...(options.surfaces === undefined
       ? []

@@ -10,6 +10,7 @@ import { renderWebEvents } from './render.ts';
 import { createWebSender } from './send.ts';
 import { createDeliveredSurfaces } from './delivered-surfaces.ts';
 import { createWebEventStore } from './stream/event-store.ts';
+import { createEchoOrder } from './echo-order.ts';
 import { keptSecret } from '../kit/kept-secret.ts';
 import { SESSION_SECRET_PURPOSE } from './identity/session-cookie.ts';
 import { createWebIdentity } from './identity/web-identity.ts';
@@ -34,7 +35,9 @@ async function createWebChannel(context: ChannelContext, options: WebChannelOpti
   const store = createWebEventStore({ redis: context.redis, keyPrefix: context.prefix, onError: (error) => { logger.error({ err: error }, 'web event store'); } });
   // Written by the sender as surfaces are delivered, read by the action route.
   const surfaces = createDeliveredSurfaces({ redis: context.redis, prefix: context.prefix });
-  const sender = createWebSender(store, { surfaces });
+  // A posted message's echo goes into the stream before its turn's parts.
+  const echoes = createEchoOrder();
+  const sender = createWebSender(store, { surfaces, echoes });
   const identity = createWebIdentity({
     redis: context.redis,
     prefix: context.prefix,
@@ -54,6 +57,7 @@ async function createWebChannel(context: ChannelContext, options: WebChannelOpti
     },
     enqueue: (injection) => context.enqueue(injection),
     surfaces,
+    echoes,
     ...(options.streamLimits === undefined ? {} : { streamLimits: options.streamLimits }),
     decideApproval: ({ approvalId, decision, by, argsHash }) =>
       context.decide({ approvalId, decision, by, ...(argsHash === undefined ? {} : { argsHash }) }),

@@ -9,11 +9,14 @@
  * `Retry-After`, and sending the same id again is answered once.
  */
 
+import type { ServerResponse } from 'node:http';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { isConversationId } from './conversation-id.ts';
 import { normaliseWebMessage } from './normalise.ts';
 import { badRequest, enqueueOrRetryLater } from './post-answers.ts';
+import type { EchoOrder } from './echo-order.ts';
+import type { WebChatMessageEvent } from './stream/chat-event.ts';
 import type { WebEventStore } from './stream/event-store.ts';
 import type { WebIdentity } from './identity/web-identity.ts';
 import { senderOf } from './identity/web-principal.ts';
@@ -32,6 +35,8 @@ export interface WebMessageRouteOptions {
   readonly enqueue: (injection: Injection) => Promise<{ duplicate: boolean }>;
   readonly tenantId: string;
   readonly clock: () => Date;
+  /** Where the echo is noted as owed until it was sent (see `echo-order.ts`). Default: not noted. */
+  readonly echoes?: EchoOrder;
 }
 
 function readMessage(body: Readonly<Record<string, unknown>>): { text: string; clientId: string | undefined } {
@@ -47,6 +52,29 @@ function readMessage(body: Readonly<Record<string, unknown>>): { text: string; c
     throw badRequest('"id" must be 1 to 100 characters of A-Z, a-z, 0-9, "_" and "-".', 'id');
   }
   return { text, clientId: rawId };
+}
+
+/**
+ * Enqueues the message, then sends its echo into the conversation (idempotent on the injection id:
+ * a retried POST echoes it once); `undefined` when the enqueue failed and 503 was answered. Until
+ * the echo was sent, deliveries to the conversation wait for it (see `echo-order.ts`).
+ */
+async function enqueueAndEcho(
+  options: WebMessageRouteOptions,
+  res: ServerResponse,
+  injection: Injection,
+  conversationId: string,
+  echo: WebChatMessageEvent,
+): Promise<{ readonly duplicate: boolean; readonly echoed: Promise<boolean> } | undefined> {
+  const paid = options.echoes?.owe(conversationId);
+  try {
+    const enqueued = await enqueueOrRetryLater(res, options.enqueue, injection, 'The message could not be queued. Send it again with the same id.');
+    if (enqueued === undefined) return undefined;
+    const echoed = options.store.append(conversationId, echo, `echo:${injection.id}`).then(() => true, () => false);
+    return { duplicate: enqueued.duplicate, echoed };
+  } finally {
+    paid?.();
+  }
 }
 
 /** Creates the route accepting messages from the web chat page. */
@@ -75,18 +103,11 @@ export function createWebMessageRoute(options: WebMessageRouteOptions): Route {
         tenantId: options.tenantId,
         receivedAt: options.clock().toISOString(),
       });
-      const enqueued = await enqueueOrRetryLater(res, options.enqueue, injection, 'The message could not be queued. Send it again with the same id.');
+      const enqueued = await enqueueAndEcho(options, res, injection, conversationId, { type: 'message', messageId: injection.id, text, sender: senderId });
       if (enqueued === undefined) return;
-      const { duplicate } = enqueued;
-      // Idempotent on the injection id: a retried POST echoes the message once. The message is
-      // accepted either way; a failed echo only means other tabs do not show it.
-      const echoed = await options.store
-        .append(conversationId, { type: 'message', messageId: injection.id, text, sender: senderId }, `echo:${injection.id}`)
-        .then(
-          () => true,
-          () => false,
-        );
-      sendJson(res, 202, echoed ? { id: injection.id, duplicate } : { id: injection.id, duplicate, echoed });
+      // The message is accepted either way; a failed echo only means other tabs do not show it.
+      const echoed = await enqueued.echoed;
+      sendJson(res, 202, echoed ? { id: injection.id, duplicate: enqueued.duplicate } : { id: injection.id, duplicate: enqueued.duplicate, echoed });
     },
   };
 }

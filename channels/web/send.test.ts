@@ -4,6 +4,7 @@ import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
 import { useRedisClients } from '../../test/support/redis-clients.ts';
 import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';
 import { createWebSender, type WebDelivery } from './send.ts';
+import { createEchoOrder } from './echo-order.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -50,6 +51,23 @@ describe('createWebSender', () => {
     const again = await sender.send(delivery(responsePart));
     expect(again.providerId).toBe(first.providerId);
     expect(await store.readAfter('conv-1', '0', 10)).toEqual([{ id: first.providerId, event: responsePart }]);
+  });
+
+  it('holds a delivery to a conversation owed an echo until the echo was sent, then stores it after the echo', async () => {
+    const store = await makeStore();
+    const echoes = createEchoOrder();
+    const sender = createWebSender(store, { echoes });
+    const paid = echoes.owe('conv-1');
+    const sent = sender.send(delivery(responsePart));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.readAfter('conv-1', '0', 10)).toEqual([]);
+    const echo = { type: 'message', messageId: 'web:conv-1:m1', text: 'Fly me to Lisbon.', sender: 'web:b_1' } as const;
+    const echoed = store.append('conv-1', echo, 'echo:web:conv-1:m1');
+    paid();
+    await Promise.all([echoed, sent]);
+    expect((await store.readAfter('conv-1', '0', 10)).map(({ event }) => event.type)).toEqual(['message', 'part']);
+    // Another conversation owes nothing: its deliveries go at once.
+    await sender.send(delivery(responsePart, { destination: { channel: 'web', address: 'conv-2' } }));
   });
 
   it.each([

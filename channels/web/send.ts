@@ -9,6 +9,7 @@ import { isConversationId } from './conversation-id.ts';
 import { surfaceIdOf, type DeliveredSurfaces } from './delivered-surfaces.ts';
 import { checkWebChatEvent } from './stream/chat-event.ts';
 import type { WebEventStore } from './stream/event-store.ts';
+import type { EchoOrder } from './echo-order.ts';
 
 /** One delivery to the web channel. */
 export interface WebDelivery {
@@ -39,6 +40,12 @@ export interface WebSenderOptions {
    * page can never press a Button of a surface the record does not know yet). Default: not recorded.
    */
   readonly surfaces?: DeliveredSurfaces;
+  /**
+   * The echoes the message route owes: a delivery to a conversation waits until the echo of a
+   * message posted there was sent, so a turn's parts come after the message that started it
+   * (see `echo-order.ts`). Default: none waited for.
+   */
+  readonly echoes?: EchoOrder;
 }
 
 /**
@@ -63,6 +70,8 @@ export function createWebSender(store: WebEventStore, options: WebSenderOptions 
       const check = checkWebChatEvent(delivery.payload);
       if (!check.ok) throw refuse(`malformed payload (${check.problem})`);
       const surfaceId = surfaceIdOf(check.event);
+      const echo = options.echoes?.sent(conversationId);
+      if (echo !== undefined) await echo;
       try {
         if (surfaceId !== undefined) await options.surfaces?.record(conversationId, surfaceId);
         const { id } = await store.append(conversationId, check.event, delivery.idempotencyKey);

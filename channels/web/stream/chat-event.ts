@@ -32,7 +32,7 @@ interface WebChatTurnEvent {
 }
 
 /** The person's own message, echoed so every open tab of the conversation shows it. */
-interface WebChatMessageEvent {
+export interface WebChatMessageEvent {
   readonly type: 'message';
   /** The injection id of the message (`web:<conversationId>:<clientMessageId>`). */
   readonly messageId: string;

@@ -12,7 +12,7 @@ import type { SessionStore, TurnInProgress } from '../session/session-store.ts';
 import type { TurnOutput } from './turn-output.ts';
 import { DEFAULT_ACTOR_LIMITS } from './actor-config.ts';
 import { resolveActors } from './resolved-actor.ts';
-import { runSessionTurns } from './turn-runner.ts';
+import { beginTurn, runSessionTurns } from './turn-runner.ts';
 import type { TurnRunnerDeps } from './turn-runner-deps.ts';
 
 const message: Injection = {
@@ -34,7 +34,7 @@ interface Run {
  * Runs one new turn whose model answers with `first` (then a plain answer), over `log`; the
  * record's first save stays unanswered until {@link Run.answerSave}.
  */
-function runTurn(first: readonly ModelOutputBlock[], log: (batch: BatchEventLog) => EventLog): Run {
+function runTurn(first: readonly ModelOutputBlock[], log: (batch: BatchEventLog) => EventLog, sentBegin?: 'answered' | 'did nothing'): Run {
   const events: string[] = [];
   const { promise: saved, resolve } = Promise.withResolvers<undefined>();
   const registry = createToolRegistry();
@@ -44,6 +44,7 @@ function runTurn(first: readonly ModelOutputBlock[], log: (batch: BatchEventLog)
   let begun = false;
   const store: Partial<SessionStore> = {
     beginTurn: (_sessionId, create) => {
+      events.push('begin');
       if (begun) return Promise.resolve(undefined);
       begun = true;
       const progress: TurnInProgress = { record: create(message), inbox: [message], history: [], historyChars: 0, resumed: false, saved: saved.then(() => { events.push('saved'); }) };
@@ -82,7 +83,8 @@ function runTurn(first: readonly ModelOutputBlock[], log: (batch: BatchEventLog)
     output,
     router: createToolRouter(),
   } as unknown as TurnRunnerDeps;
-  const done = runSessionTurns(deps, 's-1', new AbortController().signal);
+  const sent = sentBegin === undefined ? undefined : sentBegin === 'did nothing' ? Promise.resolve(undefined) : beginTurn(deps, 's-1', { key: 'lock', token: 'ours' });
+  const done = runSessionTurns(deps, 's-1', new AbortController().signal, undefined, sent);
   return { events, answerSave: () => { resolve(undefined); }, done };
 }
 
@@ -93,27 +95,47 @@ describe('a new turn\'s first save of its record', () => {
   it('with a buffering log, does not hold the model call back, and is done before the first delivery', async () => {
     const run = runTurn([respond('Hello.')], createBufferedEventLog);
     await settle();
-    expect(run.events).toEqual(['model 1']);
+    expect(run.events).toEqual(['begin', 'model 1']);
     run.answerSave();
     await run.done;
-    expect(run.events).toEqual(['model 1', 'saved', 'delivered Hello.']);
+    expect(run.events).toEqual(['begin', 'model 1', 'saved', 'delivered Hello.']);
   });
 
   it('with a buffering log, is done before a tool the model called runs', async () => {
     const run = runTurn([{ type: 'tool_use', id: 'c-1', name: 'book', input: {} }], createBufferedEventLog);
     await settle();
-    expect(run.events).toEqual(['model 1']);
+    expect(run.events).toEqual(['begin', 'model 1']);
     run.answerSave();
     await run.done;
-    expect(run.events.slice(0, 3)).toEqual(['model 1', 'saved', 'tool ran']);
+    expect(run.events.slice(0, 4)).toEqual(['begin', 'model 1', 'saved', 'tool ran']);
   });
 
   it('with a log that writes at once, is done before the first model call', async () => {
     const run = runTurn([respond('Hello.')], (batch) => batch);
     await settle();
-    expect(run.events).toEqual([]);
+    expect(run.events).toEqual(['begin']);
     run.answerSave();
     await run.done;
-    expect(run.events).toEqual(['saved', 'model 1', 'delivered Hello.']);
+    expect(run.events).toEqual(['begin', 'saved', 'model 1', 'delivered Hello.']);
+  });
+});
+
+describe('a begin sent before the run', () => {
+  it('starts the first turn from its answer, then begins the next as usual', async () => {
+    const run = runTurn([respond('Hello.')], createBufferedEventLog, 'answered');
+    await settle();
+    expect(run.events).toEqual(['begin', 'model 1']);
+    run.answerSave();
+    await run.done;
+    expect(run.events).toEqual(['begin', 'model 1', 'saved', 'delivered Hello.']);
+  });
+
+  it('that did nothing (it ran before the claim, or found nothing) is made again', async () => {
+    const run = runTurn([respond('Hello.')], createBufferedEventLog, 'did nothing');
+    await settle();
+    expect(run.events).toEqual(['begin', 'model 1']);
+    run.answerSave();
+    await run.done;
+    expect(run.events).toEqual(['begin', 'model 1', 'saved', 'delivered Hello.']);
   });
 });

@@ -23,21 +23,26 @@ import type { TurnRunnerDeps } from './turn-runner-deps.ts';
  * behind, otherwise starts one from the oldest waiting injection. Returns when the mailbox is
  * empty or the running turn waits (for an approval or a peer). With `lock` (the session's lock
  * this process holds), the turn that leaves the mailbox empty lets it go in its last script.
+ * With `first` (the answer of a {@link beginTurn} already sent), the first turn starts from it.
  */
-export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal, lock?: HeldLock): Promise<void> {
+export async function runSessionTurns(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal, lock?: HeldLock, first?: Promise<TurnInProgress | undefined>): Promise<void> {
   try {
-    await runUntilDrained(deps, sessionId, signal, lock);
+    await runUntilDrained(deps, sessionId, signal, lock, first);
   } finally {
     // A buffering log holds the last entries of the turn until here, also when the turn failed.
     await deps.log.flush?.(sessionId);
   }
 }
 
-async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal, lock: HeldLock | undefined): Promise<void> {
+async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: AbortSignal, lock: HeldLock | undefined, first: Promise<TurnInProgress | undefined> | undefined): Promise<void> {
   const now = deps.now ?? Date.now;
+  let begun = first;
   for (;;) {
     if (signal.aborted) throw lockLost(sessionId);
-    const progress = await deps.store.beginTurn(sessionId, (first) => newTurnRecord(deps, sessionId, first, now()), now());
+    // A begin sent behind the lock's claim that did nothing is made again: it may have run before
+    // the claim (a script Redis had to be sent again), or found the mailbox empty then.
+    const progress = (await begun) ?? (await beginTurn(deps, sessionId));
+    begun = undefined;
     if (progress === undefined) return;
     if (progress.record.status === 'waiting' && progress.record.pendingApprovals === undefined && !(await deps.stopRequested?.(progress.record))) {
       const until = progress.record.wait === undefined ? 0 : Date.parse(progress.record.wait.until);
@@ -47,6 +52,16 @@ async function runUntilDrained(deps: TurnRunnerDeps, sessionId: string, signal: 
     // Nothing left in the mailbox when the turn finished: done (what arrives later asks for its own turn).
     if (ran.exit === 'waiting' || ran.turn.waitingAfter === 0) return;
   }
+}
+
+/**
+ * Begins the session's next turn (see `SessionStore.beginTurn`); with `lock`, only while the
+ * session's lock holds its token: the begin an inline turn sends right behind its lock's claim,
+ * whose answer {@link runSessionTurns} then takes as `first`.
+ */
+export function beginTurn(deps: TurnRunnerDeps, sessionId: string, lock?: Pick<HeldLock, 'key' | 'token'>): Promise<TurnInProgress | undefined> {
+  const now = deps.now ?? Date.now;
+  return deps.store.beginTurn(sessionId, (first) => newTurnRecord(deps, sessionId, first, now()), now(), lock);
 }
 
 function newTurnRecord(deps: TurnRunnerDeps, sessionId: string, first: Injection, at: number): TurnRecord {

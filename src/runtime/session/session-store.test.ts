@@ -187,6 +187,33 @@ describe('a turn\'s begin', () => {
     expect(begun?.inbox).toHaveLength(1);
     expect(begun).not.toHaveProperty('notesWaiting');
   });
+
+  it('with a lock, does nothing unless the lock holds its token, and then begins as without', async () => {
+    const redis = await connect();
+    const notesKey = (sessionId: string): string => `${prefix()}:notes:${sessionId}`;
+    const store = createSessionStore({ redis, prefix: prefix(), notesKey });
+    await store.accept('sl', sampleInjection('l1'));
+    const lock = { key: `${prefix()}:session-lock:sl`, token: 'ours' };
+    expect(await store.beginTurn('sl', (first) => recordFor('sl', first, 'turn_l1'), Date.now(), lock)).toBeUndefined();
+    await redis.set(lock.key, 'theirs');
+    expect(await store.beginTurn('sl', (first) => recordFor('sl', first, 'turn_l1'), Date.now(), lock)).toBeUndefined();
+    // Nothing moved: the message still waits in the mailbox.
+    expect(await store.pendingCount('sl')).toBe(1);
+    await redis.set(lock.key, 'ours');
+    await redis.hset(notesKey('sl'), 'some-key', '{}');
+    const begun = await store.beginTurn('sl', (first) => recordFor('sl', first, 'turn_l1'), Date.now(), lock);
+    expect(begun?.inbox.map((injection) => injection.id)).toEqual([sampleInjection('l1').id]);
+    expect(begun?.notesWaiting).toBe(true);
+    await begun?.saved;
+    expect(await store.pendingCount('sl')).toBe(0);
+    // Without a notes key, the lock key is not taken for one.
+    const plain = createSessionStore({ redis, prefix: prefix() });
+    await plain.accept('sm', sampleInjection('m1'));
+    await redis.set(`${prefix()}:session-lock:sm`, 'ours');
+    const unnoted = await plain.beginTurn('sm', (first) => recordFor('sm', first, 'turn_m1'), Date.now(), { key: `${prefix()}:session-lock:sm`, token: 'ours' });
+    expect(unnoted?.inbox).toHaveLength(1);
+    expect(unnoted).not.toHaveProperty('notesWaiting');
+  });
 });
 
 describe('a guarded accept', () => {

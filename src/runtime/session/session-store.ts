@@ -129,9 +129,11 @@ export interface SessionStore {
    * The session's running turn (resumed), or a new one made by `create` from the oldest waiting
    * injection, or `undefined` when there is nothing to do; with the history, in two round trips at
    * most (one read script, then the new record's save). A new turn is recorded in the
-   * conversation index as started at `at` (ms since the epoch; default now).
+   * conversation index as started at `at` (ms since the epoch; default now). With `lock`, the
+   * script first checks that the session's lock holds the token, and does nothing (`undefined`)
+   * when it does not: a begin sent right behind the lock's claim, before its answer.
    */
-  beginTurn(sessionId: string, create: (first: Injection) => TurnRecord, at?: number): Promise<TurnInProgress | undefined>;
+  beginTurn(sessionId: string, create: (first: Injection) => TurnRecord, at?: number, lock?: Pick<HeldLock, 'key' | 'token'>): Promise<TurnInProgress | undefined>;
   /** Moves every waiting injection into the running turn's inbox and returns the whole inbox. */
   steer(sessionId: string): Promise<Injection[]>;
   /** Saves the running turn's record. */
@@ -169,8 +171,12 @@ export interface SessionStore {
  * When a new turn is to start and `ARGV[2]` (now, ms) is set, the conversation index (`KEYS[7]`,
  * `KEYS[8]`) records it: ARGV session id, most conversations, idle cutoff (ms). The last element
  * of the reply is the length of hash `KEYS[9]` (the session's notes), or -1 without that key.
+ * With `ARGV[6]` (a lock token; else ''), the last key is the session's lock, and nothing is done
+ * (`false`) unless it holds that token.
  */
 const BEGIN_SCRIPT = defineScript(`${CONVERSATION_STARTED_LUA}
+local guarded = ARGV[6] ~= ''
+if guarded and redis.call('GET', KEYS[#KEYS]) ~= ARGV[6] then return false end
 local turn = redis.call('GET', KEYS[1])
 local inbox = redis.call('LRANGE', KEYS[2], 0, -1)
 if not turn and #inbox == 0 then
@@ -179,7 +185,7 @@ if not turn and #inbox == 0 then
   inbox = { moved }
 end
 if not turn and ARGV[2] ~= '' then conversation_started(KEYS[7], KEYS[8], ARGV[3], ARGV[2], ARGV[4], ARGV[5], inbox[1]) end
-local notes = KEYS[9] and redis.call('HLEN', KEYS[9]) or -1
+local notes = #KEYS >= (guarded and 10 or 9) and redis.call('HLEN', KEYS[9]) or -1
 local version = redis.call('GET', KEYS[5])
 if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 1, notes } end
 if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0, notes } end
@@ -303,12 +309,14 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return GUARDED[String(answer)] ?? 'guarded';
     },
 
-    async beginTurn(sessionId, create, at = Date.now()) {
+    async beginTurn(sessionId, create, at = Date.now(), lock) {
       const keys = [...['turn', 'inbox', 'pending', 'hist', 'histv', 'history'].map((part) => key(sessionId, part)), ...indexKeys];
       if (options.notesKey !== undefined) keys.push(options.notesKey(sessionId));
+      if (lock !== undefined) keys.push(lock.key);
       const cached = known.get(sessionId);
-      const started = index === undefined ? [''] : [at, sessionId, index.maxConversations, at - index.maxIdleMs];
-      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, [cached?.version ?? '', ...started])) as [string, string[], string[], string, number, number] | null;
+      const started = index === undefined ? ['', '', '', ''] : [at, sessionId, index.maxConversations, at - index.maxIdleMs];
+      const args = [cached?.version ?? '', ...started, lock?.token ?? ''];
+      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, args)) as [string, string[], string[], string, number, number] | null;
       if (reply === null) return undefined;
       const [turnRaw, inboxRaw, items, version, state, notes] = reply;
       const inbox = parseInjections(inboxRaw);
