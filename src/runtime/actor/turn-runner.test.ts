@@ -91,51 +91,46 @@ function runTurn(first: readonly ModelOutputBlock[], log: (batch: BatchEventLog)
 /** Lets every pending callback and timer of this turn of the loop run. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** What happened before the first save was answered, then everything once the run ended. */
+async function order(run: Run): Promise<{ readonly unsaved: string[]; readonly all: string[] }> {
+  await settle();
+  const unsaved = [...run.events];
+  run.answerSave();
+  await run.done;
+  return { unsaved, all: run.events };
+}
+
 describe('a new turn\'s first save of its record', () => {
   it('with a buffering log, does not hold the model call back, and is done before the first delivery', async () => {
-    const run = runTurn([respond('Hello.')], createBufferedEventLog);
-    await settle();
-    expect(run.events).toEqual(['begin', 'model 1']);
-    run.answerSave();
-    await run.done;
-    expect(run.events).toEqual(['begin', 'model 1', 'saved', 'delivered Hello.']);
+    expect(await order(runTurn([respond('Hello.')], createBufferedEventLog))).toEqual({
+      unsaved: ['begin', 'model 1'],
+      all: ['begin', 'model 1', 'saved', 'delivered Hello.'],
+    });
   });
 
   it('with a buffering log, is done before a tool the model called runs', async () => {
-    const run = runTurn([{ type: 'tool_use', id: 'c-1', name: 'book', input: {} }], createBufferedEventLog);
-    await settle();
-    expect(run.events).toEqual(['begin', 'model 1']);
-    run.answerSave();
-    await run.done;
-    expect(run.events.slice(0, 4)).toEqual(['begin', 'model 1', 'saved', 'tool ran']);
+    const { unsaved, all } = await order(runTurn([{ type: 'tool_use', id: 'c-1', name: 'book', input: {} }], createBufferedEventLog));
+    expect(unsaved).toEqual(['begin', 'model 1']);
+    expect(all.slice(0, 4)).toEqual(['begin', 'model 1', 'saved', 'tool ran']);
   });
 
   it('with a log that writes at once, is done before the first model call', async () => {
-    const run = runTurn([respond('Hello.')], (batch) => batch);
-    await settle();
-    expect(run.events).toEqual(['begin']);
-    run.answerSave();
-    await run.done;
-    expect(run.events).toEqual(['begin', 'saved', 'model 1', 'delivered Hello.']);
+    expect(await order(runTurn([respond('Hello.')], (batch) => batch))).toEqual({
+      unsaved: ['begin'],
+      all: ['begin', 'saved', 'model 1', 'delivered Hello.'],
+    });
   });
 });
 
 describe('a begin sent before the run', () => {
-  it('starts the first turn from its answer, then begins the next as usual', async () => {
-    const run = runTurn([respond('Hello.')], createBufferedEventLog, 'answered');
-    await settle();
-    expect(run.events).toEqual(['begin', 'model 1']);
-    run.answerSave();
-    await run.done;
-    expect(run.events).toEqual(['begin', 'model 1', 'saved', 'delivered Hello.']);
-  });
-
-  it('that did nothing (it ran before the claim, or found nothing) is made again', async () => {
-    const run = runTurn([respond('Hello.')], createBufferedEventLog, 'did nothing');
-    await settle();
-    expect(run.events).toEqual(['begin', 'model 1']);
-    run.answerSave();
-    await run.done;
-    expect(run.events).toEqual(['begin', 'model 1', 'saved', 'delivered Hello.']);
+  // One begin either way: the one sent, or the runner's own when the one sent did nothing.
+  it.each([
+    ['answered, starts the first turn from it', 'answered'],
+    ['that did nothing (it ran before the claim, or found nothing), is made again', 'did nothing'],
+  ] as const)('%s', async (_label, sent) => {
+    expect(await order(runTurn([respond('Hello.')], createBufferedEventLog, sent))).toEqual({
+      unsaved: ['begin', 'model 1'],
+      all: ['begin', 'model 1', 'saved', 'delivered Hello.'],
+    });
   });
 });
