@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
 import { inlineTurnsKey } from './inline-turns.ts';
@@ -41,12 +42,17 @@ function mailbox(): Mailbox {
   };
 }
 
+/** The fail-fast client of the claims, ready before the first (as the service's shared client). */
+async function claimsClient(): Promise<Redis> {
+  const client = resources.redis('producer');
+  if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+  return client;
+}
+
 /** A worker with its queue (so it runs turns inline); `work` is each turn, `pending` the work waiting. */
-async function inlineWorker(options: { readonly work?: (sessionId: string, lease: TurnLease<unknown>) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number; readonly hasWork?: (sessionId: string) => Promise<boolean>; readonly behindClaim?: (sessionId: string, lock: ClaimedLock) => Promise<unknown> } = {}): Promise<Worked> {
+async function inlineWorker(options: { readonly work?: (sessionId: string, lease: TurnLease<unknown>) => Promise<void>; readonly pending?: Mailbox; readonly concurrency?: number; readonly lockTtlMs?: number; readonly hasWork?: (sessionId: string) => Promise<boolean>; readonly behindClaim?: (sessionId: string, lock: ClaimedLock) => Promise<unknown>; readonly startRedis?: Redis } = {}): Promise<Worked> {
   const ran: string[] = [];
-  // The fail-fast client of the claims, ready before the first (as the service's shared client).
-  const startRedis = resources.redis('producer');
-  if (startRedis.status !== 'ready') await new Promise((resolve) => startRedis.once('ready', resolve));
+  const startRedis = options.startRedis ?? (await claimsClient());
   const queue = resources.track(createTurnQueue({ connection: resources.redis('producer'), prefix: prefix(), keepCompletedMs: 3_600_000 }));
   const pending = options.pending ?? mailbox();
   const worker = resources.track(createTurnWorker<unknown>({
@@ -183,7 +189,8 @@ describe('inline turns', () => {
   });
 
   it('sends the turn\'s first command right behind its lock\'s claim and hands the run its answer; a claim that failed drops it', async () => {
-    const startRedis = resources.redis('producer');
+    // The command goes on the claims' own connection, where Redis runs it right after the claim.
+    const startRedis = await claimsClient();
     const asked: string[] = [];
     // Answers whether the lock held the token when it ran: it runs right after the claim.
     const behindClaim = (sessionId: string, lock: ClaimedLock): Promise<unknown> => {
@@ -191,9 +198,9 @@ describe('inline turns', () => {
       return startRedis.eval("return redis.call('GET', KEYS[1]) == ARGV[1] and 'held' or 'not held'", 1, lock.key, lock.token);
     };
     const firsts: unknown[] = [];
-    const { worker, ran } = await inlineWorker({ behindClaim, work: async (_sessionId, lease) => { firsts.push(await lease.first); } });
+    const { worker, ran } = await inlineWorker({ behindClaim, startRedis, work: async (_sessionId, lease) => { firsts.push(await lease.first); } });
     await worker.startTurn('s-first', 'm-1');
-    await vi.waitFor(() => { expect(firsts).toEqual(['held']); });
+    await vi.waitFor(() => { expect(firsts).toEqual(['held']); }, { timeout: 5000 });
     // Held elsewhere: the command finds the lock not ours, and nothing runs here.
     const elsewhere = await createSessionLock({ redis: resources.redis('worker'), prefix: prefix(), ttlMs: 10_000 }).tryAcquire('s-taken');
     try {
