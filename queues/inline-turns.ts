@@ -118,7 +118,8 @@ export interface InlineTurns {
    * takes the work (held here, it only notes the start: see the module's comment). `accepted`,
    * when given, is the accept of the message that asks, sent on
    * {@link InlineTurnsOptions.startRedis} and not yet answered: the lock's claim is sent at once
-   * behind it on that connection (Redis runs it after the accept), while a job is scheduled only
+   * behind it on that connection (Redis runs it after the accept), and the turn's first command
+   * ({@link InlineTurnsOptions.behindClaim}) behind the claim, while a job is scheduled only
    * once it resolved, since a job's turn could otherwise begin before the message is in the mailbox.
    */
   start(sessionId: string, key: string, accepted?: Promise<unknown>): Promise<void>;
