@@ -246,7 +246,7 @@ describe('turn delivery: live signals on a provider channel', () => {
 
 describe('the log written before a delivery', () => {
   /** A delivery over a log whose flush waits to be answered; records when each happens. */
-  function ordered(writesInOrder: boolean): { output: ReturnType<typeof createTurnDelivery>; events: string[]; answerFlush: () => void } {
+  function ordered(writesInOrder: boolean, heldFailure?: Error): { output: ReturnType<typeof createTurnDelivery>; events: string[]; answerFlush: () => void } {
     const events: string[] = [];
     const { promise: answered, resolve } = Promise.withResolvers<undefined>();
     const flushing: EventLog = {
@@ -256,6 +256,9 @@ describe('the log written before a delivery', () => {
         events.push('flush sent');
         await answered;
         events.push('flush answered');
+      },
+      checkHeld: () => {
+        if (heldFailure !== undefined) throw heldFailure;
       },
     };
     const output = createTurnDelivery({
@@ -287,5 +290,11 @@ describe('the log written before a delivery', () => {
     answerFlush();
     await sent;
     expect(events).toEqual(['flush sent', 'delivered', 'flush answered']);
+  });
+
+  it('sends nothing to a channel that writes in order once a write the log holds has failed', async () => {
+    const { output, events } = ordered(true, new Error('record not saved'));
+    await expect(output.part(turn('web', [answer]), answer)).rejects.toThrow('record not saved');
+    expect(events).toEqual([]);
   });
 });

@@ -143,6 +143,8 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
     }
     // What the turn logged so far (and the writes the log holds) is written before anything it
     // records leaves the process: on the same connection, in order; elsewhere, acknowledged first.
+    // A write that already failed stops the delivery before it is sent, as its answer would.
+    if (channel.writesInOrder === true) log.checkHeld?.(turn.sessionId);
     const written = log.flush?.(turn.sessionId);
     const deliver = (): Promise<void> => channel.deliver({ channel: turn.replyTo.channel, destination: turn.replyTo, trace: { sessionId: turn.sessionId, turnId: turn.turnId }, ...delivery });
     if (channel.writesInOrder === true) await Promise.all([written, deliver()]);

@@ -77,4 +77,18 @@ describe('a buffered event log', () => {
     expect(order).toEqual(['first', 'second']);
     expect(written).toEqual([]);
   });
+
+  it('says at once that a held write failed, until the flush that waits for it', async () => {
+    const { log } = recordingLog();
+    const buffered = createBufferedEventLog(log);
+    const { promise: saved, reject } = Promise.withResolvers<undefined>();
+    buffered.hold('s1', saved);
+    expect(() => { buffered.checkHeld('s1'); }).not.toThrow();
+    reject(new Error('record not saved'));
+    await Promise.resolve();
+    expect(() => { buffered.checkHeld('s1'); }).toThrow('record not saved');
+    expect(() => { buffered.checkHeld('s2'); }).not.toThrow();
+    await expect(buffered.flush('s1')).rejects.toThrow('record not saved');
+    expect(() => { buffered.checkHeld('s1'); }).not.toThrow();
+  });
 });

@@ -23,16 +23,22 @@ export interface BufferedEventLog extends Required<EventLog> {
   takeWrite(sessionId: string, last: EventLogEntry): StreamWrite;
 }
 
+/** The writes held for a session's next flush, and the first of them to fail, once one has. */
+interface Held {
+  readonly writes: Promise<unknown>[];
+  failure?: { readonly error: unknown };
+}
+
 /** Creates a buffering log over `log`; `read` flushes the session first. */
 export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
   const pending = new Map<string, EventLogEntry[]>();
-  const held = new Map<string, Promise<unknown>>();
+  const held = new Map<string, Held>();
   const flush = async (sessionId: string): Promise<void> => {
-    const write = held.get(sessionId);
+    const writes = held.get(sessionId)?.writes ?? [];
     held.delete(sessionId);
     const entries = pending.get(sessionId);
     pending.delete(sessionId);
-    await Promise.all([write, entries === undefined ? undefined : log.appendAll(sessionId, entries)]);
+    await Promise.all([...writes, entries === undefined ? undefined : log.appendAll(sessionId, entries)]);
   };
   return {
     append(sessionId, entry) {
@@ -43,8 +49,18 @@ export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
     },
     flush,
     hold(sessionId, write) {
-      const before = held.get(sessionId);
-      held.set(sessionId, before === undefined ? write : Promise.all([before, write]));
+      let entry = held.get(sessionId);
+      if (entry === undefined) {
+        entry = { writes: [] };
+        held.set(sessionId, entry);
+      }
+      const noted = entry;
+      noted.writes.push(write);
+      write.catch((error: unknown) => { noted.failure ??= { error }; });
+    },
+    checkHeld(sessionId) {
+      const failure = held.get(sessionId)?.failure;
+      if (failure !== undefined) throw failure.error;
     },
     takeWrite(sessionId, last) {
       const entries = pending.get(sessionId) ?? [];

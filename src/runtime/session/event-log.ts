@@ -81,6 +81,12 @@ export interface EventLog {
    * `write` itself.
    */
   hold?(sessionId: string, write: Promise<unknown>): void;
+  /**
+   * Throws, with its error, when a write held for the session's next flush has already failed;
+   * does nothing otherwise. Called before a delivery that leaves with the flush rather than after
+   * it (`ChannelDelivery.writesInOrder`): a turn whose record could not be saved shows nothing.
+   */
+  checkHeld?(sessionId: string): void;
 }
 
 /**
