@@ -91,4 +91,19 @@ describe('a buffered event log', () => {
     await expect(buffered.flush('s1')).rejects.toThrow('record not saved');
     expect(() => { buffered.checkHeld('s1'); }).not.toThrow();
   });
+
+  it('drops what it holds for a session once a held write is known to have failed', async () => {
+    const { log, written } = recordingLog();
+    const buffered = createBufferedEventLog(log);
+    buffered.hold('s1', Promise.reject(new Error('record not saved')));
+    await buffered.append('s1', entry('turn_started'));
+    await Promise.resolve();
+    await expect(buffered.flush('s1')).rejects.toThrow('record not saved');
+    await buffered.flush('s1');
+    expect(written).toEqual([]);
+    // The next turn's entries are written as usual.
+    await buffered.append('s1', entry('turn_started', 't2'));
+    await buffered.flush('s1');
+    expect(written).toEqual([[entry('turn_started', 't2')]]);
+  });
 });

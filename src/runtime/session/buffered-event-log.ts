@@ -9,7 +9,8 @@
  * entries of a session in one buffer belong to that turn. What a crash loses is what the turn had
  * not yet shown to anyone. A write made beside the log can be held (`hold`): the next flush waits
  * for it too, so a turn's first save of its record needs no round trip of its own before the
- * turn's first delivery.
+ * turn's first delivery. Once a held write is known to have failed, the flush drops what it holds
+ * for the session and fails: that turn showed nothing, and it is begun again from its mailbox.
  */
 import type { BatchEventLog, EventLog, EventLogEntry, StreamWrite } from './event-log.ts';
 
@@ -34,11 +35,14 @@ export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
   const pending = new Map<string, EventLogEntry[]>();
   const held = new Map<string, Held>();
   const flush = async (sessionId: string): Promise<void> => {
-    const writes = held.get(sessionId)?.writes ?? [];
+    const entry = held.get(sessionId);
     held.delete(sessionId);
     const entries = pending.get(sessionId);
     pending.delete(sessionId);
-    await Promise.all([...writes, entries === undefined ? undefined : log.appendAll(sessionId, entries)]);
+    // The turn's record was not saved: the turn begins again from its mailbox, and what it logged
+    // describes nothing that was kept or shown, as after a crash.
+    if (entry?.failure !== undefined) throw entry.failure.error;
+    await Promise.all([...(entry?.writes ?? []), entries === undefined ? undefined : log.appendAll(sessionId, entries)]);
   };
   return {
     append(sessionId, entry) {
