@@ -1,0 +1,85 @@
+/**
+ * Redis goes away at exactly a new turn's first save of its record, while the turn's model call
+ * runs (that save is not waited for before the call). Redis is back before the model answers. The
+ * turn must show nothing and log nothing: its record was never stored, so the turn that takes the
+ * message up again is a new one, and anything the first had shown would be a second answer. The
+ * message is answered exactly once, and every turn the log started is settled.
+ *
+ * The cut is placed with a proxy that drops every connection at the `SET` of the turn's record
+ * (see `cutting-proxy.ts`); Redis keeps running.
+ */
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEventLog } from '../../src/runtime/session/event-log.ts';
+import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
+import { useRedis } from '../support/redis.ts';
+import { useSwitchboard } from '../support/switchboard-harness.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
+import { echoModel, postMessage, responses, untilReady } from './outage-kit.ts';
+
+// An app whose turns send nothing to Redis between their begin and their model call (no budget to
+// admit), so the model call is under way when the cut comes.
+const appDir = fileURLToPath(new URL('../fixtures/followup-app/', import.meta.url));
+const redisUrl = useRedis();
+let proxy: CuttingProxy | undefined;
+let direct: Redis | undefined;
+beforeAll(async () => {
+  proxy = await startCuttingProxy(redisUrl());
+  direct = new Redis(redisUrl());
+});
+// Registered before the service's own hooks, so this runs after the service has closed.
+afterAll(async () => {
+  await direct?.quit();
+  await proxy?.close();
+});
+const sb = useSwitchboard({
+  appDir,
+  redisUrl: () => {
+    if (proxy === undefined) throw new Error('the proxy starts first');
+    return proxy.url;
+  },
+});
+
+/** The `SET` of a session's turn record, as the client writes it. */
+function recordSave(prefix: string, sessionId: string): string {
+  const key = `${prefix}:s:${sessionId}:turn`;
+  return `set\r\n$${String(key.length)}\r\n${key}\r\n`;
+}
+
+describe('Redis lost at a new turn\'s first save, while its model call runs', () => {
+  it('shows and logs nothing of that turn, and answers the message once from the turn begun again', async () => {
+    if (proxy === undefined || direct === undefined) throw new Error('not started');
+    const sessionId = sessionIdOf('default', 'web', 'c-cut');
+    const { promise: backAgain, resolve: answerNow } = Promise.withResolvers<undefined>();
+    let calls = 0;
+    // The first call answers only once Redis is back; the next (the new turn's) at once.
+    sb().fake.respondWith(async (request, index) => {
+      calls += 1;
+      if (calls === 1) await backAgain;
+      return echoModel(request, index);
+    });
+    await sb().browser.session();
+    const cut = proxy.cutAt(recordSave(sb().prefix, sessionId));
+    const posted = await postMessage(sb().browser, 'c-cut', 'book it', 'm-cut');
+    expect(posted.status, posted.body).toBe(202);
+    await cut;
+    proxy.heal();
+    await untilReady(sb().url);
+    answerNow(undefined);
+
+    await sb().settled('c-cut', 1, 20_000);
+    // The first turn failed before its retry was scheduled: all it could show is in by now.
+    expect(calls).toBe(2);
+    const events = await sb().events('c-cut');
+    expect(responses(events)).toEqual(['Echo: book it']);
+    expect(events.filter(({ event }) => event.type === 'part' && event.part.metadata.partType === 'error')).toEqual([]);
+    const log = await createEventLog({ redis: direct, prefix: sb().prefix }).read(sessionId, 1000);
+    const started = log.filter((entry) => entry.type === 'turn_started').map((entry) => entry.turnId);
+    const settled = log.filter((entry) => entry.type === 'turn_settled').map((entry) => entry.turnId);
+    expect(started).toHaveLength(1);
+    expect(settled).toEqual(started);
+    await waitFor(async () => (await direct?.exists(`${sb().prefix}:s:${sessionId}:turn`)) === 0, 'the turn record to be cleared');
+  }, 40_000);
+});
