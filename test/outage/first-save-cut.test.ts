@@ -9,38 +9,17 @@
  * (see `cutting-proxy.ts`); Redis keeps running.
  */
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEventLog } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
-import { useRedis } from '../support/redis.ts';
-import { useSwitchboard } from '../support/switchboard-harness.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
+import { useServiceBehindCuttingProxy } from './behind-cutting-proxy.ts';
 import { echoModel, postMessage, responses, untilReady } from './outage-kit.ts';
 
 // An app whose turns send nothing to Redis between their begin and their model call (no budget to
 // admit), so the model call is under way when the cut comes.
 const appDir = fileURLToPath(new URL('../fixtures/followup-app/', import.meta.url));
-const redisUrl = useRedis();
-let proxy: CuttingProxy | undefined;
-let direct: Redis | undefined;
-beforeAll(async () => {
-  proxy = await startCuttingProxy(redisUrl());
-  direct = new Redis(redisUrl());
-});
-// Registered before the service's own hooks, so this runs after the service has closed.
-afterAll(async () => {
-  await direct?.quit();
-  await proxy?.close();
-});
-const sb = useSwitchboard({
-  appDir,
-  redisUrl: () => {
-    if (proxy === undefined) throw new Error('the proxy starts first');
-    return proxy.url;
-  },
-});
+const { proxy: cutting, direct: straight, sb } = useServiceBehindCuttingProxy(appDir);
 
 /** The `SET` of a session's turn record, as the client writes it. */
 function recordSave(prefix: string, sessionId: string): string {
@@ -50,7 +29,8 @@ function recordSave(prefix: string, sessionId: string): string {
 
 describe('Redis lost at a new turn\'s first save, while its model call runs', () => {
   it('shows and logs nothing of that turn, and answers the message once from the turn begun again', async () => {
-    if (proxy === undefined || direct === undefined) throw new Error('not started');
+    const proxy = cutting();
+    const direct = straight();
     const sessionId = sessionIdOf('default', 'web', 'c-cut');
     const { promise: backAgain, resolve: answerNow } = Promise.withResolvers<undefined>();
     let calls = 0;
@@ -80,6 +60,6 @@ describe('Redis lost at a new turn\'s first save, while its model call runs', ()
     const settled = log.filter((entry) => entry.type === 'turn_settled').map((entry) => entry.turnId);
     expect(started).toHaveLength(1);
     expect(settled).toEqual(started);
-    await waitFor(async () => (await direct?.exists(`${sb().prefix}:s:${sessionId}:turn`)) === 0, 'the turn record to be cleared');
+    await waitFor(async () => (await direct.exists(`${sb().prefix}:s:${sessionId}:turn`)) === 0, 'the turn record to be cleared');
   }, 40_000);
 });

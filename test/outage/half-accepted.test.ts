@@ -9,43 +9,23 @@
  * which leaves in the same socket write as the accept; the proxy passes the accept on and cuts there.
  */
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inlineTurnsKey } from '../../queues/inline-turns.ts';
 import { turnJobId } from '../../queues/job-ids.ts';
 import { sessionLockKey } from '../../queues/session-lock.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
-import { useRedis } from '../support/redis.ts';
-import { useSwitchboard } from '../support/switchboard-harness.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
+import { useServiceBehindCuttingProxy } from './behind-cutting-proxy.ts';
 import { lastUserText } from '../support/scenario-model.ts';
 import { echoModel, jsonOf, postMessage, postUntilAccepted, responses } from './outage-kit.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
-const redisUrl = useRedis();
-let proxy: CuttingProxy | undefined;
-let direct: Redis | undefined;
-beforeAll(async () => {
-  proxy = await startCuttingProxy(redisUrl());
-  direct = new Redis(redisUrl());
-});
-// Registered before the service's own hooks, so this runs after the service has closed.
-afterAll(async () => {
-  await direct?.quit();
-  await proxy?.close();
-});
-const sb = useSwitchboard({
-  appDir,
-  redisUrl: () => {
-    if (proxy === undefined) throw new Error('the proxy starts first');
-    return proxy.url;
-  },
-});
+const { proxy: cutting, direct: straight, sb } = useServiceBehindCuttingProxy(appDir);
 
 describe('Redis lost between storing a message and asking for its turn', () => {
   it('answers 503, leaves the message unanswered until it is sent again, then answers it exactly once', async () => {
-    if (proxy === undefined || direct === undefined) throw new Error('not started');
+    const proxy = cutting();
+    const direct = straight();
     sb().fake.respondWith(echoModel);
     await sb().browser.session();
     expect((await postMessage(sb().browser, 'c-half', 'first', 'm-first')).status).toBe(202);
@@ -54,7 +34,7 @@ describe('Redis lost between storing a message and asking for its turn', () => {
     // lock is released: were the next message there by then, it would rightly take it up. Let it end.
     const sessionId = sessionIdOf('default', 'web', 'c-half');
     const watched = inlineTurnsKey(sb().prefix);
-    await waitFor(async () => (await direct?.zscore(watched, sessionId)) === null, 'the first inline run to end');
+    await waitFor(async () => (await direct.zscore(watched, sessionId)) === null, 'the first inline run to end');
 
     const injectionId = 'web:c-half:m-half';
     const cut = proxy.cutAt(sessionLockKey(sb().prefix, sessionId));
