@@ -55,11 +55,12 @@ describe('Redis lost at a new turn\'s first save, while its model call runs', ()
     const events = await sb().events('c-cut');
     expect(responses(events)).toEqual(['Echo: book it']);
     expect(events.filter(({ event }) => event.type === 'part' && event.part.metadata.partType === 'error')).toEqual([]);
+    // The settlement reaches the stream before the script that clears the turn writes `turn_settled`.
+    await waitFor(async () => (await direct.exists(`${sb().prefix}:s:${sessionId}:turn`)) === 0, 'the turn record to be cleared');
     const log = await createEventLog({ redis: direct, prefix: sb().prefix }).read(sessionId, 1000);
     const started = log.filter((entry) => entry.type === 'turn_started').map((entry) => entry.turnId);
     const settled = log.filter((entry) => entry.type === 'turn_settled').map((entry) => entry.turnId);
     expect(started).toHaveLength(1);
     expect(settled).toEqual(started);
-    await waitFor(async () => (await direct.exists(`${sb().prefix}:s:${sessionId}:turn`)) === 0, 'the turn record to be cleared');
   }, 40_000);
 });
