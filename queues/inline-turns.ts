@@ -87,7 +87,8 @@ export interface InlineTurnsOptions<First = never> {
    * Sent right behind the claim of a turn that is to run at once, on the same connection and
    * before the claim's answer (see `ClaimOptions.behind`): the turn's first command, which checks
    * the lock itself. What it gives reaches that run's `runLeased` as `first`; when the claim
-   * failed it is dropped (its rejection too). Default: none.
+   * failed it is dropped (its rejection too). It fails through its promise, never by throwing.
+   * Default: none.
    */
   readonly behindClaim?: (sessionId: string, lock: ClaimedLock) => Promise<First>;
   /** Whether the session has more work once its lock is released. */

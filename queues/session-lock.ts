@@ -170,7 +170,8 @@ export interface ClaimOptions {
    * Called once the claim was sent, before its answer, with the lock's key and the token it will
    * hold if the claim takes it: a command sent now on the same connection runs right after the
    * claim, so it can check for itself that the lock holds the token (the claim's outcome) and
-   * act at once, a round trip earlier than if it waited for the answer.
+   * act at once, a round trip earlier than if it waited for the answer. It must not throw (what it
+   * sends reports its own failure).
    */
   readonly behind?: (lock: ClaimedLock) => void;
 }
@@ -345,13 +346,7 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
     const keys = watch === undefined ? [key] : [key, watch];
     const args = watch === undefined ? [token, ttlMs] : [token, ttlMs, Date.now(), sessionId];
     const claimed = runScript(claimOptions.via ?? redis, ACQUIRE, keys, args);
-    try {
-      claimOptions.behind?.({ key, token });
-    } catch (error) {
-      // A lock it took anyway frees itself after its lifetime (and its watch entry is swept).
-      claimed.catch(() => undefined);
-      throw error;
-    }
+    claimOptions.behind?.({ key, token });
     const left = Number(await claimed);
     if (left >= 0) return { heldForMs: left };
     return { lease: hold(sessionId, key, token, requestedAt) };

@@ -1,3 +1,4 @@
+import { createEchoOrder, type EchoOrder } from './echo-order.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
@@ -25,6 +26,9 @@ interface Setup {
   readonly browser: WebClient;
   readonly store: WebEventStore;
   readonly enqueued: Injection[];
+  /** The echoes the route owes; whether one was owed to its conversation at each enqueue. */
+  readonly echoes: EchoOrder;
+  readonly owedAtEnqueue: boolean[];
   failEnqueue: boolean;
 }
 
@@ -32,14 +36,17 @@ async function setup(): Promise<Setup> {
   const store = createWebEventStore({ redis: await connect(), keyPrefix: prefix() });
   cleanups.push(() => store.close());
   const seen = new Set<string>();
-  const state = { enqueued: [] as Injection[], failEnqueue: false };
+  const echoes = createEchoOrder();
+  const state = { enqueued: [] as Injection[], echoes, owedAtEnqueue: [] as boolean[], failEnqueue: false };
   const routes = createWebRoutes({
+    echoes,
     store,
     identity: createTestIdentity(await connect(), prefix(), { people: [{ id: 'ada', name: 'Ada Lovelace' }] }),
     tenantId: 'tenant-1',
     clock: () => NOW,
     status: () => ({ modelConfigured: true }),
     enqueue: (injection) => {
+      state.owedAtEnqueue.push(echoes.sent(injection.conversationKey) !== undefined);
       if (state.failEnqueue) return Promise.reject(new SwitchboardError('queue.closed', 'The queue is closed.'));
       state.enqueued.push(injection);
       const duplicate = seen.has(injection.id);
@@ -97,6 +104,9 @@ describe('POST /api/chat/:conversationId/messages', () => {
     expect(stored.map((entry) => entry.event)).toEqual([
       { type: 'message', messageId: 'web:conv-1:client-1', text: 'Find me a flight to Lisbon', sender: `web:${browser.last?.identity ?? ''}` },
     ]);
+    // Owed while the message was enqueued (its turn may deliver then), paid once it was sent.
+    expect(setupResult.owedAtEnqueue).toEqual([true]);
+    expect(setupResult.echoes.sent('conv-1')).toBeUndefined();
   });
 
   it('makes up a message id when the client gives none', async () => {
@@ -156,6 +166,9 @@ describe('POST /api/chat/:conversationId/messages', () => {
     expect(answer.error.code).toBe('queue.closed');
     expect(answer.error.details.retryable).toBe(true);
     expect(await setupResult.store.readAfter('conv-1', '0', 10)).toEqual([]);
+    // The echo that will not come is not owed: the conversation's deliveries do not wait for it.
+    expect(setupResult.owedAtEnqueue).toEqual([true]);
+    expect(setupResult.echoes.sent('conv-1')).toBeUndefined();
   });
 });
 

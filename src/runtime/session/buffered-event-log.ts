@@ -30,6 +30,11 @@ interface Held {
   failure?: { readonly error: unknown };
 }
 
+/** Throws the error of the first held write known to have failed. */
+function throwIfFailed(entry: Held | undefined): void {
+  if (entry?.failure !== undefined) throw entry.failure.error;
+}
+
 /** Creates a buffering log over `log`; `read` flushes the session first. */
 export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
   const pending = new Map<string, EventLogEntry[]>();
@@ -41,7 +46,7 @@ export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
     pending.delete(sessionId);
     // The turn's record was not saved: the turn begins again from its mailbox, and what it logged
     // describes nothing that was kept or shown, as after a crash.
-    if (entry?.failure !== undefined) throw entry.failure.error;
+    throwIfFailed(entry);
     await Promise.all([...(entry?.writes ?? []), entries === undefined ? undefined : log.appendAll(sessionId, entries)]);
   };
   return {
@@ -53,18 +58,13 @@ export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
     },
     flush,
     hold(sessionId, write) {
-      let entry = held.get(sessionId);
-      if (entry === undefined) {
-        entry = { writes: [] };
-        held.set(sessionId, entry);
-      }
-      const noted = entry;
-      noted.writes.push(write);
-      write.catch((error: unknown) => { noted.failure ??= { error }; });
+      const entry: Held = held.get(sessionId) ?? { writes: [] };
+      held.set(sessionId, entry);
+      entry.writes.push(write);
+      write.catch((error: unknown) => { entry.failure ??= { error }; });
     },
     checkHeld(sessionId) {
-      const failure = held.get(sessionId)?.failure;
-      if (failure !== undefined) throw failure.error;
+      throwIfFailed(held.get(sessionId));
     },
     takeWrite(sessionId, last) {
       const entries = pending.get(sessionId) ?? [];

@@ -177,6 +177,7 @@ export interface SessionStore {
 const BEGIN_SCRIPT = defineScript(`${CONVERSATION_STARTED_LUA}
 local guarded = ARGV[6] ~= ''
 if guarded and redis.call('GET', KEYS[#KEYS]) ~= ARGV[6] then return false end
+local session_keys = guarded and #KEYS - 1 or #KEYS
 local turn = redis.call('GET', KEYS[1])
 local inbox = redis.call('LRANGE', KEYS[2], 0, -1)
 if not turn and #inbox == 0 then
@@ -185,7 +186,7 @@ if not turn and #inbox == 0 then
   inbox = { moved }
 end
 if not turn and ARGV[2] ~= '' then conversation_started(KEYS[7], KEYS[8], ARGV[3], ARGV[2], ARGV[4], ARGV[5], inbox[1]) end
-local notes = #KEYS >= (guarded and 10 or 9) and redis.call('HLEN', KEYS[9]) or -1
+local notes = session_keys >= 9 and redis.call('HLEN', KEYS[9]) or -1
 local version = redis.call('GET', KEYS[5])
 if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 1, notes } end
 if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0, notes } end
