@@ -20,6 +20,7 @@ import type { ArtifactStore } from '../src/runtime/artifacts/artifact-store.ts';
 import type { Route } from '../src/runtime/http/router.ts';
 import type { RenderInput } from '../src/runtime/delivery/render-input.ts';
 import type { Destination, Injection } from '../src/runtime/injection.ts';
+import type { AcceptCondition } from '../src/runtime/session/session-store.ts';
 
 export type { RenderInput };
 
@@ -157,9 +158,10 @@ export interface ChannelContext {
   /**
    * Durably enqueues an inbound injection; `duplicate: true` when its id was enqueued before
    * (dedupe happens here, at enqueue). Rejects when Redis cannot take it: answer the provider
-   * with an error so it retries.
+   * with an error so it retries. With `condition` (a key that must still exist, such as the web
+   * chat's sign-in session), nothing is stored once it is gone, and the answer has `lapsed: true`.
    */
-  enqueue(injection: Injection): Promise<{ readonly duplicate: boolean }>;
+  enqueue(injection: Injection, condition?: AcceptCondition): Promise<{ readonly duplicate: boolean; readonly lapsed?: true }>;
   /**
    * Asks for a turn of the conversation `conversationKey` on `channel` (e.g. so that a waiting turn
    * sees that its caller canceled it); `reason` names the request (a repeat is one job).

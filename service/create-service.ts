@@ -199,9 +199,9 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
       registry,
       clock: () => new Date(),
       modelStatus: () => modelStatus,
-      enqueue: async (injection) => {
-        const result = await channelIntake.enqueue(injection);
-        metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
+      enqueue: async (injection, condition) => {
+        const result = await channelIntake.enqueue(injection, condition);
+        if (result.lapsed !== true) metrics.count('switchboard_injections_total', { channel: injection.channel, duplicate: String(result.duplicate) });
         return result;
       },
       wake: (channel, conversationKey, reason) => turnQueue.schedule(sessionIdOf(tenantId, channel, conversationKey), reason),

@@ -5,7 +5,7 @@ import { useRedisClients } from '../../test/support/redis-clients.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { createSessionStore, type SessionStore } from '../../src/runtime/session/session-store.ts';
-import type { SendersConfig } from '../../src/runtime/app/app-types.ts';
+import type { SenderMode, SendersConfig } from '../../src/runtime/app/app-types.ts';
 import { createSenderGate, type SenderOutcome } from '../../src/runtime/senders/sender-gate.ts';
 import { senderPolicies } from '../../src/runtime/senders/sender-policy.ts';
 import { createSenderStore } from '../../src/runtime/senders/sender-store.ts';
@@ -181,6 +181,52 @@ describe('inbound intake', () => {
     expect(await intake.enqueue(sampleInjection('web:q3'))).toEqual({ duplicate: false });
     expect(admits).toBe(2);
     expect(await mailbox(sessions)).toEqual(['web:q1', 'web:held', 'web:q3']);
+  });
+
+  it('stores a message with a condition only while its key exists, renewing it, and says when it lapsed', async () => {
+    const { intake, sessions, redis, decided } = await setUp();
+    const condition = { key: `${prefix()}:web:sid:cond`, ttlMs: 600_000 };
+    await redis.set(condition.key, '{}', 'PX', 5_000);
+    expect(await intake.enqueue(sampleInjection('web:k1'), condition)).toEqual({ duplicate: false });
+    expect(await redis.pttl(condition.key)).toBeGreaterThan(500_000);
+    await redis.del(condition.key);
+    expect(await intake.enqueue(sampleInjection('web:k2'), condition)).toEqual({ duplicate: false, lapsed: true });
+    // A decision is not queued once its condition lapsed either.
+    const button = sampleInjection('web:k3', { kind: 'approval-response', data: { approvalId: 'apr_1', decision: 'granted' } });
+    expect(await intake.enqueue(button, condition)).toEqual({ duplicate: false, lapsed: true });
+    expect(decided).toEqual([]);
+    expect(await mailbox(sessions)).toEqual(['web:k1']);
+  });
+
+  it('checks a condition in the guarded accept\'s script, and before asking the gate about a sender', async () => {
+    const redis = await connect();
+    const sessions = createSessionStore({ redis, prefix: prefix() });
+    const senderStore = createSenderStore({ redis, prefix: prefix() });
+    let admits = 0;
+    const base: Omit<InboundIntakeOptions, 'senders'> = {
+      sessions,
+      scheduleTurn: () => Promise.resolve(),
+      decisions: { enqueue: () => Promise.reject(new Error('no decisions here')) },
+      textRepliesDecide: textDecides,
+    };
+    const intakeFor = (mode: SenderMode) => {
+      const policy: SendersConfig = { mode, allow: [], refusal: 'daily' };
+      const gate = createSenderGate({
+        policies: senderPolicies({ web: policy, email: policy, sms: policy, slack: policy, whatsapp: policy }),
+        store: senderStore,
+        notify: () => Promise.resolve(),
+        accept: (injection) => acceptIntoMailbox(base, injection),
+      });
+      return createInboundIntake({ ...base, senders: { quick: (injection) => gate.quick(injection), admit: (injection) => { admits += 1; return gate.admit(injection); } } });
+    };
+    const condition = { key: `${prefix()}:web:sid:gated`, ttlMs: 600_000 };
+    await redis.set(condition.key, '{}');
+    expect(await intakeFor('open').enqueue(sampleInjection('web:g1'), condition)).toEqual({ duplicate: false });
+    await redis.del(condition.key);
+    expect(await intakeFor('open').enqueue(sampleInjection('web:g2'), condition)).toEqual({ duplicate: false, lapsed: true });
+    expect(await intakeFor('allowlist').enqueue(sampleInjection('web:g3'), condition)).toEqual({ duplicate: false, lapsed: true });
+    expect(admits).toBe(0);
+    expect(await mailbox(sessions)).toEqual(['web:g1']);
   });
 
   it('takes 50 concurrent messages of one conversation, each exactly once', async () => {

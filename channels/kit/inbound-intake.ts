@@ -19,23 +19,37 @@
  * Both paths drop a repeated injection id at this step. A repeat still asks for its session's turn,
  * so a first attempt that stored the message but failed before the turn was asked for (the caller
  * saw an error and redelivered) cannot strand it.
+ *
+ * A message may come with a condition (`AcceptCondition`: the web chat's sign-in session must
+ * still exist). The accept checks it in its own script; a path whose write is not that script
+ * (a decision, a sender the gate is asked about) checks it first. Either way nothing is stored
+ * once the condition has lapsed, and the answer says so.
  */
 import { parseApprovalReply } from './approvals/parse-reply.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
 import type { QuickAdmission, SenderGate } from '../../src/runtime/senders/sender-gate.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
-import type { SessionStore } from '../../src/runtime/session/session-store.ts';
+import type { AcceptCondition, SessionStore } from '../../src/runtime/session/session-store.ts';
+import { SwitchboardError } from '../../src/protocol/errors.ts';
 
 /** What {@link InboundIntake.enqueue} did. */
 export interface IntakeResult {
   /** `true` when the injection id was seen before, so nothing new was stored. */
   readonly duplicate: boolean;
+  /** `true` when the enqueue's condition had lapsed (its key was gone), so nothing was stored. */
+  readonly lapsed?: true;
 }
+
+/** The result of an enqueue whose condition had lapsed. */
+const LAPSED: IntakeResult = { duplicate: false, lapsed: true };
 
 /** Options of {@link createInboundIntake}. */
 export interface InboundIntakeOptions {
-  /** The session mailboxes (`acceptUnless` when the gate can hand its check to the accept). */
-  readonly sessions: Pick<SessionStore, 'accept'> & Partial<Pick<SessionStore, 'acceptUnless'>>;
+  /**
+   * The session mailboxes (`acceptUnless` when the gate can hand its check to the accept;
+   * `acceptWhile` and `renew` for enqueues with a condition).
+   */
+  readonly sessions: Pick<SessionStore, 'accept'> & Partial<Pick<SessionStore, 'acceptUnless' | 'acceptWhile' | 'renew'>>;
   /** Asks for a turn of a session; `key` names the reason (the injection id). */
   readonly scheduleTurn: (sessionId: string, key: string) => Promise<void>;
   /**
@@ -60,9 +74,10 @@ export interface InboundIntakeOptions {
 export interface InboundIntake {
   /**
    * Durably stores `injection` (answer the channel only after this resolves). Rejects when Redis
-   * cannot take it; the caller answers with an error so that the channel redelivers.
+   * cannot take it; the caller answers with an error so that the channel redelivers. With
+   * `condition`, stores nothing once it has lapsed (`lapsed: true`).
    */
-  enqueue(injection: Injection): Promise<IntakeResult>;
+  enqueue(injection: Injection, condition?: AcceptCondition): Promise<IntakeResult>;
 }
 
 /** Whether `injection` is a decision rather than a message for an actor. */
@@ -74,11 +89,30 @@ export function isDecision(injection: Injection, textRepliesDecide: (channel: st
 
 type MailboxOptions = Pick<InboundIntakeOptions, 'sessions' | 'scheduleTurn' | 'startTurn'>;
 
-/** Puts `injection` in its session's mailbox and asks for a turn; `duplicate` when seen before. */
-export async function acceptIntoMailbox(options: MailboxOptions, injection: Injection): Promise<IntakeResult> {
+/** The mailboxes' conditional accept, which an enqueue with a condition needs. */
+function conditional(sessions: MailboxOptions['sessions']): Pick<SessionStore, 'acceptWhile' | 'renew'> {
+  const { acceptWhile, renew } = sessions;
+  if (acceptWhile === undefined || renew === undefined) throw new SwitchboardError('internal', 'These session mailboxes cannot check an accept condition.');
+  return { acceptWhile: acceptWhile.bind(sessions), renew: renew.bind(sessions) };
+}
+
+/** Whether `condition` (if any) still holds, its expiry renewed: for a write that cannot check it itself. */
+async function stillHolds(sessions: MailboxOptions['sessions'], condition: AcceptCondition | undefined): Promise<boolean> {
+  return condition === undefined || conditional(sessions).renew(condition);
+}
+
+/**
+ * Puts `injection` in its session's mailbox and asks for a turn; `duplicate` when seen before.
+ * With `condition`, only while it holds (checked in the accept's script).
+ */
+export async function acceptIntoMailbox(options: MailboxOptions, injection: Injection, condition?: AcceptCondition): Promise<IntakeResult> {
   const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
-  const fresh = await withTurn(options, sessionId, injection.id, options.sessions.accept(sessionId, injection));
-  return { duplicate: !fresh };
+  if (condition === undefined) {
+    const fresh = await withTurn(options, sessionId, injection.id, options.sessions.accept(sessionId, injection));
+    return { duplicate: !fresh };
+  }
+  const answer = await withTurn(options, sessionId, injection.id, conditional(options.sessions).acceptWhile(sessionId, injection, condition));
+  return answer === 'lapsed' ? LAPSED : { duplicate: answer === 'duplicate' };
 }
 
 /**
@@ -98,14 +132,21 @@ async function withTurn<T>(options: MailboxOptions, sessionId: string, key: stri
 
 /**
  * Accepts the message of a sender the policy lets in by itself, the accept checking the sender's
- * block and held messages in its own script; `undefined` when it stored nothing for them (or the
- * mailboxes have no such accept).
+ * block and held messages (and `condition`) in its own script; `undefined` when it stored nothing
+ * for them (or the mailboxes have no such accept).
  */
-async function acceptGuarded(options: MailboxOptions, injection: Injection, quick: Extract<QuickAdmission, { way: 'guarded' }>): Promise<IntakeResult | undefined> {
+async function acceptGuarded(
+  options: MailboxOptions,
+  injection: Injection,
+  quick: Extract<QuickAdmission, { way: 'guarded' }>,
+  condition: AcceptCondition | undefined,
+): Promise<IntakeResult | undefined> {
   const { sessions } = options;
   if (sessions.acceptUnless === undefined) return undefined;
   const sessionId = sessionIdOf(injection.tenantId, injection.channel, injection.conversationKey);
-  const answer = await withTurn(options, sessionId, injection.id, sessions.acceptUnless(sessionId, injection, quick.guard));
+  const accepting = condition === undefined ? sessions.acceptUnless(sessionId, injection, quick.guard) : conditional(sessions).acceptWhile(sessionId, injection, condition, quick.guard);
+  const answer = await withTurn(options, sessionId, injection.id, accepting);
+  if (answer === 'lapsed') return LAPSED;
   if (answer === 'guarded') return undefined;
   await quick.allowed();
   return { duplicate: answer === 'duplicate' };
@@ -120,20 +161,24 @@ async function acceptGuarded(options: MailboxOptions, injection: Injection, quic
  */
 export function createInboundIntake(options: InboundIntakeOptions): InboundIntake {
   return {
-    async enqueue(injection) {
-      if (isDecision(injection, options.textRepliesDecide)) return options.decisions.enqueue(injection);
+    async enqueue(injection, condition) {
+      if (isDecision(injection, options.textRepliesDecide)) {
+        if (!(await stillHolds(options.sessions, condition))) return LAPSED;
+        return options.decisions.enqueue(injection);
+      }
       const quick = options.senders?.quick?.(injection);
       if (quick?.way === 'guarded') {
         // Blocked, or with messages held, the sender is then asked about as any other.
-        const accepted = await acceptGuarded(options, injection, quick);
+        const accepted = await acceptGuarded(options, injection, quick, condition);
         if (accepted !== undefined) return accepted;
       }
       if (options.senders !== undefined && quick?.way !== 'free') {
         // A sender who may not write yet costs no turn: the gate holds, refuses or drops the message.
+        if (!(await stillHolds(options.sessions, condition))) return LAPSED;
         const admission = await options.senders.admit(injection);
         if (!admission.admitted) return { duplicate: admission.duplicate };
       }
-      return acceptIntoMailbox(options, injection);
+      return acceptIntoMailbox(options, injection, condition);
     },
   };
 }

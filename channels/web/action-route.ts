@@ -8,7 +8,6 @@
  * enqueued, 503 with `Retry-After` when it could not be, and the same `id` again is answered once.
  */
 
-import type { Injection } from '../../src/runtime/injection.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { readJsonObject, sendJson, type Route } from '../../src/runtime/http/router.ts';
 import type { WebRoutesLogger } from './approvals.ts';
@@ -18,7 +17,7 @@ import { notYourConversation } from './identity/conversation-owner.ts';
 import type { WebIdentity } from './identity/web-identity.ts';
 import { senderOf } from './identity/web-principal.ts';
 import { normaliseWebAction } from './normalise.ts';
-import { badRequest, enqueueOrRetryLater } from './post-answers.ts';
+import { badRequest, enqueueOrRetryLater, type WebEnqueue } from './post-answers.ts';
 import { readWebAction, type WebAction } from './web-action.ts';
 
 /** Largest body read, in bytes: room for a context at its limit, however its JSON is spaced. */
@@ -30,7 +29,7 @@ export interface WebActionRouteOptions {
   /** The surfaces delivered to each conversation: a press on any other is refused. */
   readonly surfaces: DeliveredSurfaces;
   /** Durably enqueues an injection; resolves `duplicate: true` when its id was enqueued before. */
-  readonly enqueue: (injection: Injection) => Promise<{ duplicate: boolean }>;
+  readonly enqueue: WebEnqueue;
   readonly tenantId: string;
   readonly clock: () => Date;
   /** Where refused presses are logged (warn). Default: not logged. */

@@ -3,7 +3,7 @@
  */
 
 import type { EchoOrder } from './echo-order.ts';
-import type { Injection } from '../../src/runtime/injection.ts';
+import type { WebEnqueue } from './post-answers.ts';
 import { sendJson, type Route } from '../../src/runtime/http/router.ts';
 import { createWebApprovalRoute, type WebApprovalDecision, type WebRoutesLogger } from './approvals.ts';
 import type { DecisionOutcome } from '../../src/runtime/approvals/approval-types.ts';
@@ -36,9 +36,10 @@ export interface WebRoutesOptions {
   readonly logger?: WebRoutesLogger;
   /**
    * Durably enqueues an inbound message. Resolves `duplicate: true` when an injection with the
-   * same id was enqueued before; rejects when it could not be enqueued (the POST then answers 503).
+   * same id was enqueued before, `lapsed: true` when its condition (the session still there) was
+   * not met; rejects when it could not be enqueued (the POST then answers 503).
    */
-  readonly enqueue: (injection: Injection) => Promise<{ duplicate: boolean }>;
+  readonly enqueue: WebEnqueue;
   /** The tenant stamped on every injection. */
   readonly tenantId: string;
   /** The configuration facts shown to the page by `GET /api/chat/config`. */

@@ -55,7 +55,7 @@ async function createWebChannel(context: ChannelContext, options: WebChannelOpti
       const status = context.modelStatus();
       return { modelConfigured: status.configured, missing: status.missing };
     },
-    enqueue: (injection) => context.enqueue(injection),
+    enqueue: (injection, condition) => context.enqueue(injection, condition),
     surfaces,
     echoes,
     ...(options.streamLimits === undefined ? {} : { streamLimits: options.streamLimits }),

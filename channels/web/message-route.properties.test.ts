@@ -14,7 +14,7 @@ useFuzzGuards();
 function route(enqueued: Injection[]) {
   const session = { sid: 's', identity: 'b_abc', basis: 'web session cookie', createdAt: '2026-03-01T12:00:00.000Z' };
   const identity = {
-    requirePost: () => Promise.resolve(session),
+    authorisePost: () => Promise.resolve({ session, condition: { key: 'sid-key', ttlMs: 1000 } }),
     owners: { claim: () => Promise.resolve(), read: () => Promise.resolve(null) },
     personOf: () => undefined,
   } as unknown as WebIdentity;

@@ -1,5 +1,6 @@
 import { createEchoOrder, type EchoOrder } from './echo-order.ts';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Injection } from '../../src/runtime/injection.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { useKeyPrefix, useRedis } from '../../test/support/redis.ts';
@@ -29,36 +30,42 @@ interface Setup {
   /** The echoes the route owes; whether one was owed to its conversation at each enqueue. */
   readonly echoes: EchoOrder;
   readonly owedAtEnqueue: boolean[];
+  /** The identity's own Redis client (to count its reads). */
+  readonly identityRedis: Redis;
   failEnqueue: boolean;
 }
 
 async function setup(): Promise<Setup> {
-  const store = createWebEventStore({ redis: await connect(), keyPrefix: prefix() });
+  const redis = await connect();
+  const store = createWebEventStore({ redis, keyPrefix: prefix() });
   cleanups.push(() => store.close());
   const seen = new Set<string>();
   const echoes = createEchoOrder();
   const state = { enqueued: [] as Injection[], echoes, owedAtEnqueue: [] as boolean[], failEnqueue: false };
+  const identityRedis = await connect();
   const routes = createWebRoutes({
     echoes,
     store,
-    identity: createTestIdentity(await connect(), prefix(), { people: [{ id: 'ada', name: 'Ada Lovelace' }] }),
+    identity: createTestIdentity(identityRedis, prefix(), { people: [{ id: 'ada', name: 'Ada Lovelace' }] }),
     tenantId: 'tenant-1',
     clock: () => NOW,
     status: () => ({ modelConfigured: true }),
-    enqueue: (injection) => {
+    enqueue: async (injection, condition) => {
       state.owedAtEnqueue.push(echoes.sent(injection.conversationKey) !== undefined);
-      if (state.failEnqueue) return Promise.reject(new SwitchboardError('queue.closed', 'The queue is closed.'));
+      if (state.failEnqueue) throw new SwitchboardError('queue.closed', 'The queue is closed.');
+      // As the service's accept does, in its script: nothing is stored once the session is gone.
+      if (condition !== undefined && (await redis.pexpire(condition.key, condition.ttlMs)) === 0) return { duplicate: false, lapsed: true as const };
       state.enqueued.push(injection);
       const duplicate = seen.has(injection.id);
       seen.add(injection.id);
-      return Promise.resolve({ duplicate });
+      return { duplicate };
     },
   });
   const server = await startTestServer(routes);
   cleanups.push(() => server.close());
   const browser = createWebClient(server.url);
   await browser.session();
-  return Object.assign(state, { server, store, browser });
+  return Object.assign(state, { server, store, browser, identityRedis });
 }
 
 /** The answer of a POST as a `Response`-like pair. */
@@ -187,6 +194,31 @@ describe('POST /api/chat/:conversationId/messages: who may post', () => {
     await (await connect()).del(`${prefix()}:web:sid:${sid ?? ''}`);
     expect((await target.browser.post('/api/chat/conv-1/messages', message)).status).toBe(401);
     expect(target.enqueued).toEqual([]);
+  });
+
+  it('reads a session this process knows no more, and answers 401 with nothing stored once it is revoked', async () => {
+    const target = await setup();
+    const redis = await connect();
+    const reads = vi.spyOn(target.identityRedis, 'getex');
+    const [sid] = (target.browser.cookie ?? '').slice('sb_session='.length).split('.');
+    const sessionKey = `${prefix()}:web:sid:${sid ?? ''}`;
+    expect((await target.browser.post('/api/chat/conv-1/messages', { text: 'one', id: 'm1' })).status).toBe(202);
+    // The accept renews the session, as a read of it would.
+    await redis.pexpire(sessionKey, 60_000);
+    expect((await target.browser.post('/api/chat/conv-1/messages', { text: 'two', id: 'm2' })).status).toBe(202);
+    expect(await redis.pttl(sessionKey)).toBeGreaterThan(60_000);
+    expect(reads).not.toHaveBeenCalled();
+    // Revoked elsewhere (signed in again from another process): the accept finds it gone.
+    await redis.del(sessionKey);
+    const refused = await target.browser.post('/api/chat/conv-1/messages', { text: 'three', id: 'm3' });
+    expect(refused.status).toBe(401);
+    expect(refused.body['error']).toMatchObject({ code: 'http.unauthorized' });
+    expect(target.enqueued.map((injection) => injection.text)).toEqual(['one', 'two']);
+    expect((await target.store.readAfter('conv-1', '0', 10)).map(({ event }) => event.type === 'message' && event.text)).toEqual(['one', 'two']);
+    expect(target.echoes.sent('conv-1')).toBeUndefined();
+    // Forgotten: the next POST reads the session again, and is refused by that read.
+    expect((await target.browser.post('/api/chat/conv-1/messages', { text: 'four', id: 'm4' })).status).toBe(401);
+    expect(reads).toHaveBeenCalledTimes(1);
   });
 
   it.each([

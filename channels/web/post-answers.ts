@@ -6,7 +6,15 @@ import type { ServerResponse } from 'node:http';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { asRequestError, sendJson } from '../../src/runtime/http/router.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
+import type { AcceptCondition } from '../../src/runtime/session/session-store.ts';
 import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
+
+/**
+ * Durably enqueues an injection: `duplicate: true` when its id was enqueued before; with
+ * `condition`, nothing is stored once it lapsed (`lapsed: true`). Rejects when it could not be
+ * enqueued.
+ */
+export type WebEnqueue = (injection: Injection, condition?: AcceptCondition) => Promise<{ readonly duplicate: boolean; readonly lapsed?: true }>;
 
 /** The 400 of a request field that breaks its rule: `http.bad_request` with `details.field`. */
 export function badRequest(message: string, field: string): SwitchboardError {
@@ -22,10 +30,10 @@ export function badRequest(message: string, field: string): SwitchboardError {
  */
 export async function enqueueOrRetryLater(
   res: ServerResponse,
-  enqueue: (injection: Injection) => Promise<{ duplicate: boolean }>,
+  enqueue: (injection: Injection) => ReturnType<WebEnqueue>,
   injection: Injection,
   retryMessage: string,
-): Promise<{ duplicate: boolean } | undefined> {
+): Promise<Awaited<ReturnType<WebEnqueue>> | undefined> {
   try {
     return await enqueue(injection);
   } catch (thrown) {

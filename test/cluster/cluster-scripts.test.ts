@@ -135,6 +135,12 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     expect(await sessions.accept('s-1', first)).toBe(true);
     expect(await sessions.accept('s-1', first)).toBe(false);
     expect(await sessions.accept('s-1', sampleInjection('i-2'))).toBe(true);
+    // An accept on the condition of a web sign-in session's key.
+    const condition = { key: `${prefix}:web:sid:sid-1`, ttlMs: 60_000 };
+    await redis.set(condition.key, '{}');
+    expect(await sessions.acceptWhile('s-2', sampleInjection('i-3'), condition)).toBe('accepted');
+    const guard = { blockedKey: `${prefix}:snd:web:blocked`, blockedField: 'b', heldKey: `${prefix}:snd:web:held:b` };
+    expect(await sessions.acceptWhile('s-2', sampleInjection('i-4'), condition, guard)).toBe('accepted');
     const turn = await sessions.beginTurn('s-1', (injection) => turnRecord('s-1', injection));
     expect(turn?.inbox.map((injection) => injection.id)).toEqual(['i-1']);
     expect((await sessions.steer('s-1')).map((injection) => injection.id)).toEqual(['i-1', 'i-2']);

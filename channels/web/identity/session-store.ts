@@ -2,12 +2,21 @@
  * Web sessions in Redis: `<prefix>:web:sid:<sid>` holds `{ identity, personId?, basis, createdAt }`
  * as JSON with a long TTL that every use refreshes. Deleting the key revokes the session: its
  * cookie, however well signed, no longer identifies anyone.
+ *
+ * A session's record never changes, so the process remembers the records it read (`known`): a
+ * write made for a remembered session carries the session's key as its condition (`conditionOf`),
+ * checked in that write's own script. The key is never assumed to be there, only the record.
  */
 import type { Redis } from 'ioredis';
 import { randomToken } from '../../../src/runtime/crypto/signing.ts';
+import { recentMap } from '../../../src/runtime/memo/recent-map.ts';
+import type { AcceptCondition } from '../../../src/runtime/session/session-store.ts';
 
 /** Default of {@link SessionStoreOptions.ttlMs}: 30 days. */
 export const DEFAULT_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Default of {@link SessionStoreOptions.rememberedSessions}: records a process keeps (a few hundred bytes each). */
+export const DEFAULT_REMEMBERED_SESSIONS = 10_000;
 
 /** What the server keeps about one browser session. */
 export interface SessionRecord {
@@ -34,6 +43,8 @@ export interface SessionStoreOptions {
   readonly prefix: string;
   /** How long a session lives after its last use, in ms. Default {@link DEFAULT_SESSION_TTL_MS}. */
   readonly ttlMs?: number;
+  /** How many session records the process remembers, least recently used forgotten first. Default {@link DEFAULT_REMEMBERED_SESSIONS}. */
+  readonly rememberedSessions?: number;
 }
 
 /** The session records of the web chat. */
@@ -44,6 +55,15 @@ export interface SessionStore {
   create(record: SessionRecord): Promise<WebSession>;
   /** The session, its TTL refreshed; `undefined` when unknown, expired or revoked. */
   get(sid: string): Promise<WebSession | undefined>;
+  /**
+   * The session as this process last read or made it, without asking Redis: it may have been
+   * revoked or have expired since. Use it only for a write that carries {@link conditionOf}.
+   */
+  known(sid: string): WebSession | undefined;
+  /** The condition a write made for session `sid` carries: its key still there, its TTL renewed. */
+  conditionOf(sid: string): AcceptCondition;
+  /** Forgets what the process remembers of `sid` (a write found it gone). */
+  forget(sid: string): void;
   /** Revokes a session. */
   revoke(sid: string): Promise<void>;
 }
@@ -80,19 +100,34 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const { redis, prefix } = options;
   const ttlMs = options.ttlMs ?? DEFAULT_SESSION_TTL_MS;
   const keyOf = (sid: string): string => `${prefix}:web:sid:${sid}`;
+  const remembered = recentMap<string, WebSession>(options.rememberedSessions ?? DEFAULT_REMEMBERED_SESSIONS, { refreshOnGet: true });
   return {
     ttlMs,
     async create(record) {
       const sid = randomToken();
       await redis.set(keyOf(sid), JSON.stringify(record), 'PX', ttlMs);
-      return { ...record, sid };
+      const session = { ...record, sid };
+      remembered.set(sid, session);
+      return session;
     },
     async get(sid) {
       const raw = await redis.getex(keyOf(sid), 'PX', ttlMs);
       const record = raw === null ? undefined : parseRecord(raw);
-      return record === undefined ? undefined : { ...record, sid };
+      if (record === undefined) {
+        remembered.delete(sid);
+        return undefined;
+      }
+      const session = { ...record, sid };
+      remembered.set(sid, session);
+      return session;
+    },
+    known: (sid) => remembered.get(sid),
+    conditionOf: (sid) => ({ key: keyOf(sid), ttlMs }),
+    forget(sid) {
+      remembered.delete(sid);
     },
     async revoke(sid) {
+      remembered.delete(sid);
       await redis.del(keyOf(sid));
     },
   };

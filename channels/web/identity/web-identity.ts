@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../../../src/protocol/errors.ts';
+import type { AcceptCondition } from '../../../src/runtime/session/session-store.ts';
 import { createConversationOwners, type ConversationOwners } from './conversation-owner.ts';
 import { checkSessionPost, csrfTokenFor } from './request-guard.ts';
 import { readSessionCookie, sessionCookieHeader } from './session-cookie.ts';
@@ -36,6 +37,13 @@ export interface WebIdentityOptions {
   readonly clock?: () => Date;
 }
 
+/** A state-changing request's session, and what the write it asks for must find (see {@link WebIdentity.authorisePost}). */
+export interface AuthorisedPost {
+  readonly session: WebSession;
+  /** The session's record must still be there when the write is made: the write checks it in its own script. */
+  readonly condition: AcceptCondition;
+}
+
 /** The identity service; see {@link createWebIdentity}. */
 export interface WebIdentity {
   readonly publicUrl: string;
@@ -49,6 +57,15 @@ export interface WebIdentity {
    * @throws SwitchboardError `http.unauthorized` (401), `http.forbidden` (403) or `http.unsupported_media_type` (415).
    */
   requirePost(req: IncomingMessage): Promise<WebSession>;
+  /**
+   * {@link requirePost} for a request whose one write can check the session itself (a chat
+   * message's accept): without reading Redis when this process knows the session (a session's
+   * record never changes), with the condition the write must carry. When the write finds the
+   * session gone, answer {@link lapsed}. Same errors as {@link requirePost}.
+   */
+  authorisePost(req: IncomingMessage): Promise<AuthorisedPost>;
+  /** The 401 of a request whose write found its session gone (revoked or expired); the process forgets the session. */
+  lapsed(session: WebSession): SwitchboardError;
   /** Starts a session with a fresh identity, signed in to nobody. */
   start(): Promise<WebSession>;
   /**
@@ -80,10 +97,11 @@ export function createWebIdentity(options: WebIdentityOptions): WebIdentity {
   const people = new Map(options.people.map((person) => [person.id, person]));
   const secure = new URL(publicUrl).protocol === 'https:';
 
-  const lookup = async (req: IncomingMessage): Promise<WebSession | 'absent' | 'forged' | 'unknown'> => {
+  // With `remembered`, a session this process knows is taken without reading Redis.
+  const lookup = async (req: IncomingMessage, remembered = false): Promise<WebSession | 'absent' | 'forged' | 'unknown'> => {
     const reading = readSessionCookie(req, secret);
     if (reading.kind !== 'sid') return reading.kind;
-    const session = await sessions.get(reading.sid);
+    const session = (remembered ? sessions.known(reading.sid) : undefined) ?? (await sessions.get(reading.sid));
     if (session === undefined) return 'unknown';
     if (session.personId === undefined || people.has(session.personId)) return session;
     // The person was removed from switchboard.yaml: the browser keeps its identity, not the person.
@@ -106,6 +124,16 @@ export function createWebIdentity(options: WebIdentityOptions): WebIdentity {
       const session = await identity.require(req);
       checkSessionPost(req, { secret, sid: session.sid, publicUrl });
       return session;
+    },
+    async authorisePost(req) {
+      const found = await lookup(req, true);
+      if (typeof found === 'string') throw unauthorized(found);
+      checkSessionPost(req, { secret, sid: found.sid, publicUrl });
+      return { session: found, condition: sessions.conditionOf(found.sid) };
+    },
+    lapsed(session) {
+      sessions.forget(session.sid);
+      return unauthorized('unknown');
     },
     start() {
       return sessions.create({ identity: newBrowserIdentity(), basis: COOKIE_BASIS, createdAt: clock().toISOString() });

@@ -9,6 +9,8 @@ export interface RecentMap<K, V> {
   get(key: K): V | undefined;
   /** Sets `key` as the newest entry, forgetting the oldest past the map's size. */
   set(key: K, value: V): void;
+  /** Forgets `key`. */
+  delete(key: K): void;
 }
 
 /** Options of {@link recentMap}. */
@@ -37,6 +39,9 @@ export function recentMap<K, V>(size: number, options: RecentMapOptions = {}): R
         if (entries.size <= size) break;
         entries.delete(oldest);
       }
+    },
+    delete(key) {
+      entries.delete(key);
     },
   };
 }

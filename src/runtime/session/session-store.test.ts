@@ -237,6 +237,51 @@ describe('a guarded accept', () => {
   });
 });
 
+describe('an accept with a condition', () => {
+  it('stores the message only while the condition\'s key exists, renewing its expiry in the same script', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const condition = { key: `${prefix()}:web:sid:s1`, ttlMs: 600_000 };
+    await redis.set(condition.key, '{}', 'PX', 5_000);
+    expect(await store.acceptWhile('sc', sampleInjection('c1'), condition)).toBe('accepted');
+    expect(await redis.pttl(condition.key)).toBeGreaterThan(500_000);
+    expect(await store.acceptWhile('sc', sampleInjection('c1'), condition)).toBe('duplicate');
+    await redis.del(condition.key);
+    expect(await store.acceptWhile('sc', sampleInjection('c2'), condition)).toBe('lapsed');
+    expect(await store.pendingCount('sc')).toBe(1);
+    // Nothing of the lapsed message was remembered: with the key back, it is stored.
+    await redis.set(condition.key, '{}');
+    expect(await store.acceptWhile('sc', sampleInjection('c2'), condition)).toBe('accepted');
+    expect(await store.pendingCount('sc')).toBe(2);
+  });
+
+  it('checks the condition before a guard, and the guard as a guarded accept does', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const condition = { key: `${prefix()}:web:sid:s2`, ttlMs: 600_000 };
+    const guard = { blockedKey: `${prefix()}:blocked`, blockedField: 'ada', heldKey: `${prefix()}:held:ada` };
+    await redis.set(condition.key, '{}');
+    expect(await store.acceptWhile('sg', sampleInjection('g1'), condition, guard)).toBe('accepted');
+    await redis.hset(guard.blockedKey, 'ada', '{}');
+    expect(await store.acceptWhile('sg', sampleInjection('g2'), condition, guard)).toBe('guarded');
+    await redis.del(condition.key);
+    expect(await store.acceptWhile('sg', sampleInjection('g2'), condition, guard)).toBe('lapsed');
+    expect(await store.pendingCount('sg')).toBe(1);
+  });
+
+  it('renews a condition on its own, false once its key is gone', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const condition = { key: `${prefix()}:web:sid:s3`, ttlMs: 600_000 };
+    await redis.set(condition.key, '{}', 'PX', 5_000);
+    expect(await store.renew(condition)).toBe(true);
+    expect(await redis.pttl(condition.key)).toBeGreaterThan(500_000);
+    await redis.del(condition.key);
+    expect(await store.renew(condition)).toBe(false);
+    expect(await redis.exists(condition.key)).toBe(0);
+  });
+});
+
 describe('a finish that writes the turn\'s last log entry', () => {
   it('adds the entry in the clearing\'s script, archives it with its id, and sets the log\'s expiry when due', async () => {
     const redis = await connect();

@@ -103,6 +103,19 @@ export interface AcceptGuard {
 export type GuardedAccept = 'accepted' | 'duplicate' | 'guarded';
 
 /**
+ * What must still hold for an accept to store anything: a key that must exist, such as the record
+ * of the sign-in session a message came in on. The accept renews the key's expiry to `ttlMs` (ms)
+ * in its own script, as a read of that session would.
+ */
+export interface AcceptCondition {
+  readonly key: string;
+  readonly ttlMs: number;
+}
+
+/** What {@link SessionStore.acceptWhile} did: as {@link GuardedAccept}, or `lapsed` when its condition's key was gone. */
+export type ConditionalAccept = GuardedAccept | 'lapsed';
+
+/**
  * A session's durable state in Redis: the mailbox of injections not yet taken by a turn, the
  * running turn, its inbox, and the conversation history.
  *
@@ -125,6 +138,14 @@ export interface SessionStore {
    * `guarded` and nothing is stored.
    */
   acceptUnless(sessionId: string, injection: Injection, guard: AcceptGuard): Promise<GuardedAccept>;
+  /**
+   * {@link acceptUnless} with `guard`, else {@link accept}, only while `condition` holds: its key is
+   * looked at, and its expiry renewed, first in the same script. `lapsed`, with nothing stored, when
+   * the key is gone.
+   */
+  acceptWhile(sessionId: string, injection: Injection, condition: AcceptCondition, guard?: AcceptGuard): Promise<ConditionalAccept>;
+  /** Renews `condition`'s key's expiry; `false` when the key is gone. */
+  renew(condition: AcceptCondition): Promise<boolean>;
   /**
    * The session's running turn (resumed), or a new one made by `create` from the oldest waiting
    * injection, or `undefined` when there is nothing to do; with the history, in two round trips at
@@ -246,10 +267,22 @@ return 0`;
 const ACCEPT_SCRIPT = defineScript(ACCEPT_LUA);
 
 /** The accept, unless field ARGV[3] of hash `KEYS[3]` exists or list `KEYS[4]` is not empty (then -1). */
-const GUARDED_ACCEPT_SCRIPT = defineScript(`
-if redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 or redis.call('LLEN', KEYS[4]) > 0 then return -1 end${ACCEPT_LUA}`);
+const GUARDED_ACCEPT_LUA = `
+if redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 or redis.call('LLEN', KEYS[4]) > 0 then return -1 end${ACCEPT_LUA}`;
+
+const GUARDED_ACCEPT_SCRIPT = defineScript(GUARDED_ACCEPT_LUA);
+
+/** First, the condition: the last key must exist, and its expiry becomes the last argument (ms); else -2. */
+const CONDITION_LUA = `
+if redis.call('PEXPIRE', KEYS[#KEYS], ARGV[#ARGV]) == 0 then return -2 end`;
+
+const ACCEPT_WHILE_SCRIPT = defineScript(CONDITION_LUA + ACCEPT_LUA);
+const GUARDED_ACCEPT_WHILE_SCRIPT = defineScript(CONDITION_LUA + GUARDED_ACCEPT_LUA);
 
 const GUARDED: Readonly<Record<string, GuardedAccept>> = { '1': 'accepted', '0': 'duplicate', '-1': 'guarded' };
+
+/** What {@link CONDITION_LUA} answers when the condition's key is gone. */
+const LAPSED = -2;
 
 /** The earlier single-string history (`<version>\n<JSON>`, or bare JSON before that), as a known history to be stored again whole. */
 function legacyHistory(raw: string): KnownHistory {
@@ -308,6 +341,19 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const keys = [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending'), guard.blockedKey, guard.heldKey];
       const answer = await runScript(redis, GUARDED_ACCEPT_SCRIPT, keys, [JSON.stringify(injection), String(dedupeTtl), guard.blockedField]);
       return GUARDED[String(answer)] ?? 'guarded';
+    },
+
+    async acceptWhile(sessionId, injection, condition, guard) {
+      const accept = [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending')];
+      const ttl = String(Math.ceil(condition.ttlMs));
+      const answer = guard === undefined
+        ? await runScript(redis, ACCEPT_WHILE_SCRIPT, [...accept, condition.key], [JSON.stringify(injection), String(dedupeTtl), ttl])
+        : await runScript(redis, GUARDED_ACCEPT_WHILE_SCRIPT, [...accept, guard.blockedKey, guard.heldKey, condition.key], [JSON.stringify(injection), String(dedupeTtl), guard.blockedField, ttl]);
+      return answer === LAPSED ? 'lapsed' : (GUARDED[String(answer)] ?? 'guarded');
+    },
+
+    async renew(condition) {
+      return (await redis.pexpire(condition.key, Math.ceil(condition.ttlMs))) === 1;
     },
 
     async beginTurn(sessionId, create, at = Date.now(), lock) {
