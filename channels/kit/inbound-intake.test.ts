@@ -198,6 +198,18 @@ describe('inbound intake', () => {
     expect(await mailbox(sessions)).toEqual(['web:k1']);
   });
 
+  it('refuses a condition that its mailboxes cannot check, storing nothing', async () => {
+    const { sessions } = await setUp();
+    const intake = createInboundIntake({
+      sessions: { accept: (sessionId, injection) => sessions.accept(sessionId, injection) },
+      scheduleTurn: () => Promise.resolve(),
+      decisions: { enqueue: () => Promise.resolve({ duplicate: false }) },
+      textRepliesDecide: textDecides,
+    });
+    await expect(intake.enqueue(sampleInjection('web:u1'), { key: `${prefix()}:web:sid:none`, ttlMs: 1000 })).rejects.toMatchObject({ code: 'internal' });
+    expect(await sessions.pendingCount(SESSION)).toBe(0);
+  });
+
   it('checks a condition in the guarded accept\'s script, and before asking the gate about a sender', async () => {
     const redis = await connect();
     const sessions = createSessionStore({ redis, prefix: prefix() });

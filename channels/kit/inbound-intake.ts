@@ -89,11 +89,10 @@ export function isDecision(injection: Injection, textRepliesDecide: (channel: st
 
 type MailboxOptions = Pick<InboundIntakeOptions, 'sessions' | 'scheduleTurn' | 'startTurn'>;
 
-/** The mailboxes' conditional accept, which an enqueue with a condition needs. */
+/** The mailboxes, with the conditional accept an enqueue with a condition needs. */
 function conditional(sessions: MailboxOptions['sessions']): Pick<SessionStore, 'acceptWhile' | 'renew'> {
-  const { acceptWhile, renew } = sessions;
-  if (acceptWhile === undefined || renew === undefined) throw new SwitchboardError('internal', 'These session mailboxes cannot check an accept condition.');
-  return { acceptWhile: acceptWhile.bind(sessions), renew: renew.bind(sessions) };
+  if (sessions.acceptWhile === undefined || sessions.renew === undefined) throw new SwitchboardError('internal', 'These session mailboxes cannot check an accept condition.');
+  return sessions as Pick<SessionStore, 'acceptWhile' | 'renew'>;
 }
 
 /** Whether `condition` (if any) still holds, its expiry renewed: for a write that cannot check it itself. */
