@@ -10,6 +10,7 @@ import { createTestIdentity } from '../../test/web/test-identity.ts';
 import { createWebClient, type WebClient } from '../../test/web/web-client.ts';
 import { createWebEventStore, type WebEventStore } from './stream/event-store.ts';
 import { createWebRoutes } from './inbound.ts';
+import { createSessionStore } from '../../src/runtime/session/session-store.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
@@ -38,6 +39,7 @@ interface Setup {
 async function setup(): Promise<Setup> {
   const redis = await connect();
   const store = createWebEventStore({ redis, keyPrefix: prefix() });
+  const mailboxes = createSessionStore({ redis, prefix: prefix() });
   cleanups.push(() => store.close());
   const seen = new Set<string>();
   const echoes = createEchoOrder();
@@ -54,7 +56,7 @@ async function setup(): Promise<Setup> {
       state.owedAtEnqueue.push(echoes.sent(injection.conversationKey) !== undefined);
       if (state.failEnqueue) throw new SwitchboardError('queue.closed', 'The queue is closed.');
       // As the service's accept does, in its script: nothing is stored once the session is gone.
-      if (condition !== undefined && (await redis.pexpire(condition.key, condition.ttlMs)) === 0) return { duplicate: false, lapsed: true as const };
+      if (condition !== undefined && !(await mailboxes.renew(condition))) return { duplicate: false, lapsed: true as const };
       state.enqueued.push(injection);
       const duplicate = seen.has(injection.id);
       seen.add(injection.id);

@@ -5,81 +5,52 @@
  * answered 401 and nothing of it is stored, echoed or answered.
  */
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebEventStore } from '../../channels/web/stream/event-store.ts';
-import { loadEnv } from '../../src/config/env.ts';
-import type { ModelClient } from '../../src/runtime/model/model-types.ts';
+import { describe, expect, it } from 'vitest';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
-import { startService, type Service } from '../../service/create-service.ts';
-import { useRedis, uniquePrefix } from '../support/redis.ts';
-import { waitFor } from '../support/wait-for.ts';
-import { createWebClient } from './web-client.ts';
+import { useRedis } from '../support/redis.ts';
+import { part, reply, respond } from '../support/scenario-model.ts';
+import { useSwitchboard } from '../support/switchboard-harness.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/followup-app/', import.meta.url));
 const redisUrl = useRedis();
-const prefix = uniquePrefix('revoked-session');
+const sb = useSwitchboard({ appDir, redisUrl });
 
-/** The texts the model was asked about, in order. */
-const asked: string[] = [];
+/** The texts of a conversation's messages and answers, in stream order. */
+async function texts(conversationId: string): Promise<string[]> {
+  return (await sb().events(conversationId)).flatMap(({ event }) => {
+    if (event.type === 'message') return [event.text];
+    if (event.type === 'part') return [event.part.text ?? ''];
+    return [];
+  });
+}
 
-const model: ModelClient = {
-  create(request) {
-    const text = request.messages.at(-1)?.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).at(-1) ?? '';
-    asked.push(text);
-    return Promise.resolve({
-      id: 'msg_revoked', model: request.model, stopReason: 'tool_use',
-      usage: { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-      content: [{ type: 'tool_use', id: `toolu_${String(asked.length)}`, name: 'respond', input: { parts: [{ text: `re ${text}`, metadata: { partType: 'response' } }], turnState: 'complete' } }],
-    });
-  },
-};
-
-let service: Service;
-let redis: Redis;
-
-beforeAll(async () => {
-  const env = loadEnv({ SWITCHBOARD_APP: appDir, LOG_LEVEL: 'silent', REDIS_URL: redisUrl() }, { appDir });
-  service = await startService({ env, role: 'all', redisUrl: redisUrl(), logger: pino({ level: 'silent' }), prefix, port: 0, model });
-  redis = new Redis(redisUrl());
-});
-
-afterAll(async () => {
-  await redis.quit();
-  await service.close();
-});
+/** Whether the model was ever asked about `text`. */
+function asked(text: string): boolean {
+  return sb().fake.messageRequests.some((request) => JSON.stringify(request.body.messages).includes(text));
+}
 
 describe('a web chat session revoked while this process remembers it', () => {
   it('answers the next message 401 and stores, echoes and answers nothing of it', async () => {
-    const store = createWebEventStore({ redis, keyPrefix: prefix });
-    const browser = createWebClient(service.url ?? '');
-    await browser.session();
-    const texts = async (): Promise<string[]> => (await store.readAfter('revoked-1', '0', 100)).flatMap(({ event }) => {
-      if (event.type === 'message') return [event.text];
-      if (event.type === 'part') return [event.part.text ?? ''];
-      return [];
-    });
-    expect((await browser.post('/api/chat/revoked-1/messages', { text: 'first', id: 'r1' })).status).toBe(202);
-    await waitFor(async () => (await texts()).includes('re first'), 'the first answer', 10_000, 5);
+    sb().fake.respondWith(() => reply(respond([part('response', 'Noted.')], 'complete')));
+    const { browser, prefix } = sb();
+    expect((await sb().post('revoked-1', 'first', 'r1')).status).toBe(202);
+    await sb().settled('revoked-1');
 
     const [sid] = (browser.cookie ?? '').slice('sb_session='.length).split('.');
-    await redis.del(`${prefix}:web:sid:${sid ?? ''}`);
-    const refused = await browser.post('/api/chat/revoked-1/messages', { text: 'second', id: 'r2' });
+    await sb().redis().del(`${prefix}:web:sid:${sid ?? ''}`);
+    const refused = await sb().post('revoked-1', 'second', 'r2');
     expect(refused.status).toBe(401);
     expect(refused.body['error']).toMatchObject({ code: 'http.unauthorized' });
 
-    // A new session of the same page is let in, and its message comes after the first only.
-    const again = createWebClient(service.url ?? '');
-    await again.session();
-    const other = await again.post('/api/chat/revoked-2/messages', { text: 'third', id: 'r3' });
+    // A new session of the same page is let in, and the model hears of its message, never the refused one.
+    const other = await sb().post('revoked-2', 'third', 'r3', sb().client());
     expect(other.status).toBe(202);
-    await waitFor(() => asked.includes('third'), 'the third message reaching the model', 10_000, 5);
-    expect(asked).toEqual(['first', 'third']);
-    expect(await texts()).toEqual(['first', 're first']);
+    await sb().settled('revoked-2');
+    expect([asked('first'), asked('second'), asked('third')]).toEqual([true, false, true]);
+    expect(await texts('revoked-1')).toEqual(['first', 'Noted.']);
     // The refused message's id was not even remembered: sent again on a valid session, it is taken.
-    expect([await redis.exists(`${prefix}:inj:web:revoked-1:r1`), await redis.exists(`${prefix}:inj:web:revoked-1:r2`)]).toEqual([1, 0]);
-    expect(await redis.llen(`${prefix}:s:${sessionIdOf('default', 'web', 'revoked-1')}:pending`)).toBe(0);
-    await store.close();
+    expect([await sb().redis().exists(`${prefix}:inj:web:revoked-1:r1`), await sb().redis().exists(`${prefix}:inj:web:revoked-1:r2`)]).toEqual([1, 0]);
+    expect(await sb().redis().llen(`${prefix}:s:${sessionIdOf('default', 'web', 'revoked-1')}:pending`)).toBe(0);
+    expect(sb().fake.problems).toEqual([]);
   });
 });
