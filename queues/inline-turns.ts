@@ -361,12 +361,18 @@ export function createInlineTurns<First = never>(options: InlineTurnsOptions<Fir
       held.accepts = Promise.allSettled([held.accepts, accepted]);
       return;
     }
-    if (!closing && fits()) return runHere(sessionId, key);
+    if (!closing && fits()) {
+      await runHere(sessionId, key);
+      return;
+    }
     // Full: wait here unless the queue's slot would run it at once, or the backlog is full too.
-    if (!closing && !queueSlotFree() && waitRoom()) return waitHere(sessionId, key);
+    if (!closing && !queueSlotFree() && waitRoom()) {
+      await waitHere(sessionId, key);
+      return;
+    }
     if (queueSlotFree()) promiseQueueSlot();
     await accepted;
-    return schedule(sessionId, key);
+    await schedule(sessionId, key);
   };
 
   const queueSlotFreed = (): void => {

@@ -148,9 +148,13 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   const inlineTurns: ServiceCore['inlineTurns'] = {};
   // The inline turns' claim goes on `redis`, the sessions' own connection, right behind the accept.
   const startTurn = async (sessionId: string, key: string, accepted: Promise<unknown>): Promise<void> => {
-    if (inlineTurns.start !== undefined) return inlineTurns.start(sessionId, key, accepted);
+    // Awaited, not returned: an async function handing back a promise costs it two more ticks.
+    if (inlineTurns.start !== undefined) {
+      await inlineTurns.start(sessionId, key, accepted);
+      return;
+    }
     await accepted;
-    return turnQueue.schedule(sessionId, key);
+    await turnQueue.schedule(sessionId, key);
   };
   const intakeOptions = {
     sessions,

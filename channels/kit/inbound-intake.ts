@@ -163,7 +163,7 @@ export function createInboundIntake(options: InboundIntakeOptions): InboundIntak
     async enqueue(injection, condition) {
       if (isDecision(injection, options.textRepliesDecide)) {
         if (!(await stillHolds(options.sessions, condition))) return LAPSED;
-        return options.decisions.enqueue(injection);
+        return await options.decisions.enqueue(injection);
       }
       const quick = options.senders?.quick?.(injection);
       if (quick?.way === 'guarded') {
@@ -177,7 +177,7 @@ export function createInboundIntake(options: InboundIntakeOptions): InboundIntak
         const admission = await options.senders.admit(injection);
         if (!admission.admitted) return { duplicate: admission.duplicate };
       }
-      return acceptIntoMailbox(options, injection, condition);
+      return await acceptIntoMailbox(options, injection, condition);
     },
   };
 }

@@ -130,7 +130,7 @@ export function createWebEventStore(options: WebEventStoreOptions): WebEventStor
   return {
     async append(conversationId, event, idempotencyKey) {
       if (idempotencyKey.length === 0) throw new SwitchboardError('internal', 'An idempotency key is required.');
-      return runAppendScript(redis, {
+      return await runAppendScript(redis, {
         streamKey: streamKey(conversationId),
         recentKey: `${keyPrefix}:web-recent:${checked(conversationId)}`,
         channel: channelOf(conversationId),

@@ -116,11 +116,14 @@ function destinationKey(destination: Destination): string {
   return `${destination.channel}:${destination.address}`;
 }
 
-/** The transport of a destination on `channel`: its id, class, and the peer's consumes when a peer. */
-async function transportOf(destination: Destination, channel: ChannelDelivery): Promise<Transport> {
-  const peer = await channel.peer?.(destination);
+/**
+ * The transport of a destination on `channel`: its id, class, and the peer's consumes when a peer.
+ * Answered at once (no promise) on a channel that has no peers, as most have.
+ */
+function transportOf(destination: Destination, channel: ChannelDelivery): Transport | Promise<Transport> {
   const transport = { id: destination.channel, deliveryClass: channel.deliveryClass };
-  return peer === undefined ? transport : { ...transport, peer: { envelopeConsumes: peer.envelopeConsumes } };
+  if (channel.peer === undefined) return transport;
+  return channel.peer(destination).then((peer) => (peer === undefined ? transport : { ...transport, peer: { envelopeConsumes: peer.envelopeConsumes } }));
 }
 
 /**
@@ -210,8 +213,9 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
         await send(turn, { idempotencyKey: `${emitted.partId}|${destinationKey(turn.replyTo)}`, payload: await partInput(turn, emitted) });
       };
       const pacer = pacerOf(turn.replyTo.channel, channel);
-      if (pacer !== undefined && isSignal(emitted.part)) return pacer.signal(turn, delivery);
-      await pacer?.message(turn.turnId);
+      if (pacer === undefined) return delivery();
+      if (isSignal(emitted.part)) return pacer.signal(turn, delivery);
+      await pacer.message(turn.turnId);
       await delivery();
     },
 

@@ -21,17 +21,18 @@ function isNoScript(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
-/** Runs `script` with `keys` and `args`; returns the raw reply. */
-export async function runScript(
+/**
+ * Runs `script` with `keys` and `args`; resolves to the raw reply. Not an async function: scripts
+ * run several times a message, and the fallback is the rare path.
+ */
+export function runScript(
   redis: Redis,
   script: RedisScript,
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<unknown> {
-  try {
-    return await redis.evalsha(script.sha1, keys.length, ...keys, ...args);
-  } catch (error) {
+  return redis.evalsha(script.sha1, keys.length, ...keys, ...args).catch((error: unknown) => {
     if (!isNoScript(error)) throw error;
-    return await redis.eval(script.source, keys.length, ...keys, ...args);
-  }
+    return redis.eval(script.source, keys.length, ...keys, ...args);
+  });
 }

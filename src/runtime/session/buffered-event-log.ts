@@ -47,7 +47,10 @@ export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
     // The turn's record was not saved: the turn begins again from its mailbox, and what it logged
     // describes nothing that was kept or shown, as after a crash.
     throwIfFailed(entry);
-    await Promise.all([...(entry?.writes ?? []), entries === undefined ? undefined : log.appendAll(sessionId, entries)]);
+    const appended = entries === undefined ? undefined : log.appendAll(sessionId, entries);
+    // Most flushes hold no write beside the log's own.
+    if (entry === undefined) await appended;
+    else await Promise.all([...entry.writes, appended]);
   };
   return {
     append(sessionId, entry) {

@@ -160,6 +160,9 @@ export interface EventLogOptions {
 
 const BATCH_FIELD = 'batch';
 
+/** What a write's `written` gives when there is no archive to wait for. */
+const ARCHIVED: Promise<void> = Promise.resolve();
+
 /** Sessions whose last expiry a log remembers; past this, the longest-remembered are forgotten. */
 const REMEMBERED_EXPIRIES = 10_000;
 
@@ -227,9 +230,9 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
       maxLen: maxEntries,
       fields: fieldsOf(entries),
       ...(due ? { expireSeconds: maxAge } : {}),
-      async written(id) {
+      written(id) {
         if (due) expiries.set(sessionId);
-        await archive(sessionId, id, entries);
+        return options.archive === undefined ? ARCHIVED : archive(sessionId, id, entries);
       },
     };
   };
@@ -238,10 +241,9 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
   const writeAll = async (sessionId: string, entries: readonly EventLogEntry[]): Promise<string> => {
     const stream = prepare(sessionId, entries);
     const added = redis.xadd(stream.key, 'MAXLEN', '~', stream.maxLen, '*', ...stream.fields);
-    const expired = stream.expireSeconds === undefined ? undefined : redis.expire(stream.key, stream.expireSeconds);
-    const [id] = await Promise.all([added, expired]);
-    await stream.written(id ?? '');
-    return id ?? '';
+    const id = (stream.expireSeconds === undefined ? await added : (await Promise.all([added, redis.expire(stream.key, stream.expireSeconds)]))[0]) ?? '';
+    await stream.written(id);
+    return id;
   };
 
   return {
