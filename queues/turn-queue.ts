@@ -34,6 +34,8 @@ const JOB_NAME = 'turn';
 const DEFAULT_SESSION_LOCK_TTL_MS = 2_500;
 const DEFAULT_JOB_LOCK_MS = 2_500;
 const DEFAULT_STALLED_INTERVAL_MS = 500;
+/** Stalls (deaths of the worker running it) a turn job survives in a row; see {@link TurnWorkerOptions.maxStalledCount}. */
+const DEFAULT_MAX_STALLED_COUNT = 2;
 
 /** Margin added to a dead holder's remaining lock time before its job tries again, in ms. */
 const EXPIRY_MARGIN_MS = 5;
@@ -197,7 +199,12 @@ export interface TurnWorkerOptions<First = never> {
    * interval (2 a second at the default), idle or not. Default 500.
    */
   readonly stalledIntervalMs?: number;
-  /** Times a job may stall and be put back before it fails (`maxStalledCount`). Default 1. */
+  /**
+   * Times a job may stall and be put back before it fails (`maxStalledCount`). Default 2: a turn
+   * whose worker died and whose next worker died too (while it resumed the turn) is put back at
+   * once again, not failed and left to the rescue's wait. A third death in a row (a turn that may
+   * itself be what kills its workers) fails the job; the rescue then tries it later.
+   */
   readonly maxStalledCount?: number;
   /**
    * Runs one turn of `sessionId`: drains the session's mailbox. Called only while this worker holds
@@ -408,7 +415,7 @@ export function createTurnWorker<First = never>(options: TurnWorkerOptions<First
     // renewal within 1/4 of it, so the lock outlives any stall of the event loop under 3/4.
     lockRenewTime: jobLockMs / 4,
     stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
-    maxStalledCount: options.maxStalledCount ?? 1,
+    maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLED_COUNT,
   });
   worker.on('error', onError);
   const { rescue, hasWork } = options;
