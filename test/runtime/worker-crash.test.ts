@@ -8,59 +8,104 @@ import { startWorker, type WorkerChild } from '../support/worker-processes.ts';
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
 const redisUrl = useRedis();
 const sb = useSwitchboard({ appDir, redisUrl, role: 'web' });
-let workers: WorkerChild[] = [];
+const workers: WorkerChild[] = [];
 
-beforeAll(async () => {
-  workers = await Promise.all(
-    [0, 1].map(() => startWorker({ redisUrl: redisUrl(), modelUrl: sb().fake.url, appDir, prefix: sb().prefix, lockTtlMs: 2000, jobLockMs: 2000 })),
+/** Starts `count` more workers; the default stall count is what is tested, only the leases are shortened. */
+async function addWorkers(count: number): Promise<void> {
+  const started = Array.from({ length: count }, () =>
+    startWorker({ redisUrl: redisUrl(), modelUrl: sb().fake.url, appDir, prefix: sb().prefix, lockTtlMs: 2000, jobLockMs: 2000 }),
   );
-}, 90_000);
+  workers.push(...(await Promise.all(started)));
+}
+
+beforeAll(() => addWorkers(2), 90_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.stop()));
 }, 60_000);
 
+/** The worker whose pid ends the `worker` field of the first log entry of `type` in the conversation, polled until it shows. */
+async function workerThatLogged(conversation: string, type: 'turn_started' | 'turn_resumed'): Promise<WorkerChild> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const entry = (await sb().log(conversation)).find((each) => each.type === type);
+    const found = workers.find((worker) => entry !== undefined && String(entry.data['worker']).endsWith(`:${worker.pid}`));
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no ${type} by one of the workers`);
+}
+
+/**
+ * A scenario whose first model call acks and calls a tool, streamed slowly (`delayMs` an event) for
+ * its first `slowAttempts` attempts, so a test can kill the worker meanwhile; the next call answers.
+ */
+function crawlingScenario(tag: string, answer: string, slowAttempts: number, delayMs: number): { readonly attempts: () => number } {
+  let attempts = 0;
+  sb().fake.respondWith(
+    scenarioScript({
+      [tag]: [
+        () => {
+          attempts += 1;
+          return { ...reply(respond([part('ack', 'Working on it.')], 'awaiting'), toolCall('lookup', { q: tag })), eventDelayMs: attempts <= slowAttempts ? delayMs : 0 };
+        },
+        () => reply(respond([part('response', answer)], 'complete')),
+      ],
+    }),
+  );
+  return { attempts: () => attempts };
+}
+
+/** Waits for the conversation's turn to settle and checks its parts: ack, the answer, the tool's data, each once. */
+async function expectAnsweredOnce(conversation: string, answer: string): Promise<void> {
+  const events = await sb().settled(conversation, 1, 60_000);
+  const parts = events.flatMap(({ event }) => (event.type === 'part' ? [{ id: event.partId, type: event.part.metadata.partType, text: event.part.text }] : []));
+  expect(parts.map((each) => [each.type, each.text])).toEqual([
+    ['ack', 'Working on it.'],
+    ['response', answer],
+    ['domain-data', undefined],
+  ]);
+  expect(new Set(parts.map((each) => each.id)).size).toBe(parts.length);
+}
+
 describe('a worker killed with SIGKILL mid-turn', () => {
   it('the turn completes on another worker and no part is delivered twice', async () => {
-    let attempts = 0;
-    sb().fake.respondWith(
-      scenarioScript({
-        crash: [
-          () => {
-            attempts += 1;
-            // The first attempt streams its ack at once, then crawls: the test kills the worker meanwhile.
-            return { ...reply(respond([part('ack', 'Working on it.')], 'awaiting'), toolCall('lookup', { q: 'crash' })), eventDelayMs: attempts === 1 ? 1500 : 0 };
-          },
-          () => reply(respond([part('response', 'Finished after the crash.')], 'complete')),
-        ],
-      }),
-    );
+    // The first attempt acks, then crawls (1.5 s an event): the test kills the worker meanwhile.
+    const scenario = crawlingScenario('crash', 'Finished after the crash.', 1, 1500);
     await sb().post('c-crash', 'do the long thing #crash');
-
-    let victim: WorkerChild | undefined;
-    const deadline = Date.now() + 30_000;
-    while (victim === undefined && Date.now() < deadline) {
-      const events = await sb().events('c-crash');
-      const acked = events.some(({ event }) => event.type === 'part' && event.part.metadata.partType === 'ack');
-      const started = (await sb().log('c-crash')).find((entry) => entry.type === 'turn_started');
-      if (acked && started !== undefined) victim = workers.find((worker) => String(started.data['worker']).endsWith(`:${worker.pid}`));
-      else await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    if (victim === undefined) throw new Error('no worker took the turn');
+    const victim = await workerThatLogged('c-crash', 'turn_started');
     await victim.kill();
 
-    const events = await sb().settled('c-crash', 1, 60_000);
-    const parts = events.flatMap(({ event }) => (event.type === 'part' ? [{ id: event.partId, type: event.part.metadata.partType, text: event.part.text }] : []));
-    expect(parts.map((p) => [p.type, p.text])).toEqual([
-      ['ack', 'Working on it.'],
-      ['response', 'Finished after the crash.'],
-      ['domain-data', undefined],
-    ]);
-    expect(new Set(parts.map((p) => p.id)).size).toBe(parts.length);
+    await expectAnsweredOnce('c-crash', 'Finished after the crash.');
     const log = await sb().log('c-crash');
     const resumed = log.find((entry) => entry.type === 'turn_resumed');
     expect(resumed).toBeDefined();
     expect(String(resumed?.data['worker'])).not.toMatch(new RegExp(`:${victim.pid}$`));
-    expect(attempts).toBe(2);
+    expect(scenario.attempts()).toBe(2);
+  }, 90_000);
+});
+
+describe('a turn whose worker is killed, then the worker that took it over too', () => {
+  it('is put back again and completes on a third worker: the job never fails, no part is sent twice', async () => {
+    // Three live workers: the one the test before left, and two more.
+    await addWorkers(2);
+    // The first two attempts crawl (0.4 s an event): each ack goes out a few seconds in, and the
+    // tool call takes about as long again, while each one's worker is killed.
+    const scenario = crawlingScenario('twice', 'Finished after two crashes.', 2, 400);
+    await sb().post('c-twice', 'do the long thing #twice');
+    const first = await workerThatLogged('c-twice', 'turn_started');
+    await first.kill();
+    // The resumed turn logs `turn_resumed` when its ack goes out (the log is flushed before it).
+    const second = await workerThatLogged('c-twice', 'turn_resumed');
+    expect(second).not.toBe(first);
+    await second.kill();
+
+    await expectAnsweredOnce('c-twice', 'Finished after two crashes.');
+    expect(scenario.attempts()).toBe(3);
+    // Put back twice, never failed: a failed job would have left the turn to the rescue's wait (30 s).
+    expect(await sb().redis().zcard(`${sb().prefix}:turns:failed`)).toBe(0);
+    const resumedBy = (await sb().log('c-twice')).filter((entry) => entry.type === 'turn_resumed').map((entry) => String(entry.data['worker']));
+    expect(resumedBy).toHaveLength(2);
+    expect(resumedBy[1]).not.toMatch(new RegExp(`:(${String(first.pid)}|${String(second.pid)})$`));
   }, 90_000);
 });
