@@ -213,7 +213,10 @@ export function createTurnDelivery(options: TurnDeliveryOptions): TurnOutput {
         await send(turn, { idempotencyKey: `${emitted.partId}|${destinationKey(turn.replyTo)}`, payload: await partInput(turn, emitted) });
       };
       const pacer = pacerOf(turn.replyTo.channel, channel);
-      if (pacer === undefined) return delivery();
+      if (pacer === undefined) {
+        await delivery();
+        return;
+      }
       if (isSignal(emitted.part)) return pacer.signal(turn, delivery);
       await pacer.message(turn.turnId);
       await delivery();

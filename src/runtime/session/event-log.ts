@@ -241,9 +241,11 @@ export function createEventLog(options: EventLogOptions): BatchEventLog {
   const writeAll = async (sessionId: string, entries: readonly EventLogEntry[]): Promise<string> => {
     const stream = prepare(sessionId, entries);
     const added = redis.xadd(stream.key, 'MAXLEN', '~', stream.maxLen, '*', ...stream.fields);
-    const id = (stream.expireSeconds === undefined ? await added : (await Promise.all([added, redis.expire(stream.key, stream.expireSeconds)]))[0]) ?? '';
-    await stream.written(id);
-    return id;
+    let id: string | null;
+    if (stream.expireSeconds === undefined) id = await added;
+    else [id] = await Promise.all([added, redis.expire(stream.key, stream.expireSeconds)]);
+    await stream.written(id ?? '');
+    return id ?? '';
   };
 
   return {
