@@ -6,15 +6,11 @@ import type { ServerResponse } from 'node:http';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { asRequestError, sendJson } from '../../src/runtime/http/router.ts';
 import type { Injection } from '../../src/runtime/injection.ts';
-import type { AcceptCondition } from '../../src/runtime/session/session-store.ts';
+import type { ChannelContext } from '../channel.ts';
 import { REDIS_RETRY_AFTER_SECONDS } from '../../src/runtime/redis/redis-unavailable.ts';
 
-/**
- * Durably enqueues an injection: `duplicate: true` when its id was enqueued before; with
- * `condition`, nothing is stored once it lapsed (`lapsed: true`). Rejects when it could not be
- * enqueued.
- */
-export type WebEnqueue = (injection: Injection, condition?: AcceptCondition) => Promise<{ readonly duplicate: boolean; readonly lapsed?: true }>;
+/** The channel context's enqueue, as the web routes call it (see `ChannelContext.enqueue`). */
+export type WebEnqueue = ChannelContext['enqueue'];
 
 /** The 400 of a request field that breaks its rule: `http.bad_request` with `details.field`. */
 export function badRequest(message: string, field: string): SwitchboardError {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useRedis } from '../support/redis.ts';
 import { part, reply, respond, scenarioScript, toolCall } from '../support/scenario-model.ts';
 import { useSwitchboard } from '../support/switchboard-harness.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { startWorker, type WorkerChild } from '../support/worker-processes.ts';
 
 const appDir = fileURLToPath(new URL('../fixtures/loop-app/', import.meta.url));
@@ -26,14 +27,14 @@ afterAll(async () => {
 
 /** The worker whose pid ends the `worker` field of the first log entry of `type` in the conversation, polled until it shows. */
 async function workerThatLogged(conversation: string, type: 'turn_started' | 'turn_resumed'): Promise<WorkerChild> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
+  let found: WorkerChild | undefined;
+  await waitFor(async () => {
     const entry = (await sb().log(conversation)).find((each) => each.type === type);
-    const found = workers.find((worker) => entry !== undefined && String(entry.data['worker']).endsWith(`:${worker.pid}`));
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no ${type} by one of the workers`);
+    found = workers.find((worker) => entry !== undefined && String(entry.data['worker']).endsWith(`:${worker.pid}`));
+    return found !== undefined;
+  }, `a worker logged ${type} in ${conversation}`, 30_000, 20);
+  if (found === undefined) throw new Error(`no ${type} by one of the workers`);
+  return found;
 }
 
 /**

@@ -51,6 +51,9 @@ describe('a web chat session revoked while this process remembers it', () => {
     // The refused message's id was not even remembered: sent again on a valid session, it is taken.
     expect([await sb().redis().exists(`${prefix}:inj:web:revoked-1:r1`), await sb().redis().exists(`${prefix}:inj:web:revoked-1:r2`)]).toEqual([1, 0]);
     expect(await sb().redis().llen(`${prefix}:s:${sessionIdOf('default', 'web', 'revoked-1')}:pending`)).toBe(0);
+    // Counted as taken in: the two messages stored, not the refused one.
+    const metrics = await (await fetch(`${sb().url}/metrics`)).text();
+    expect(metrics).toContain('switchboard_injections_total{channel="web",duplicate="false"} 2\n');
     expect(sb().fake.problems).toEqual([]);
   });
 });

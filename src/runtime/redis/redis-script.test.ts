@@ -1,24 +1,17 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useKeyPrefix, useRedis } from '../../../test/support/redis.ts';
+import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { defineScript, runScript } from './redis-script.ts';
 
 const redisUrl = useRedis();
 const prefix = useKeyPrefix(redisUrl);
-let redis: Redis;
-
-beforeAll(() => {
-  redis = new Redis(redisUrl());
-});
-
-afterAll(async () => {
-  await redis.quit();
-});
+const connect = useRedisClients(redisUrl);
 
 const INCR_BY = defineScript(`return redis.call('INCRBY', KEYS[1], ARGV[1])`);
 
 describe('runScript', () => {
   it('runs a script the server has not cached (EVAL after NOSCRIPT), then by its SHA-1', async () => {
+    const redis = await connect();
     await redis.script('FLUSH');
     const key = `${prefix()}:counter`;
     expect(await runScript(redis, INCR_BY, [key], [2])).toBe(2);
@@ -27,6 +20,7 @@ describe('runScript', () => {
   });
 
   it('rejects with the script\'s own error, not retried as EVAL', async () => {
+    const redis = await connect();
     const key = `${prefix()}:list`;
     await redis.rpush(key, 'not a number');
     await expect(runScript(redis, INCR_BY, [key], [1])).rejects.toThrow(/WRONGTYPE/);
