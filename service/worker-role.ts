@@ -84,6 +84,7 @@ function turnRunnerDeps(core: ServiceCore, log: BufferedEventLog, approvals: App
     router: createToolRouter(),
     takeUndelivered: (sessionId) => undelivered.takeForSession(sessionId),
     settledLogWrite: (sessionId, last) => log.takeWrite(sessionId, last),
+    saveWithLog: (record) => log.flushWith(record.sessionId, (logWrite) => core.sessions.saveTurn(record, logWrite)),
     approvals,
     inspect: core.inspect.turns,
     ...(budgets === undefined ? {} : { budgets }),

@@ -126,8 +126,8 @@ function trackingStore(store: SessionStore, active: Map<string, TurnRecord>): Se
       else active.set(sessionId, progress.record);
       return progress;
     },
-    async saveTurn(record) {
-      await store.saveTurn(record);
+    async saveTurn(record, logWrite) {
+      await store.saveTurn(record, logWrite);
       active.set(record.sessionId, record);
     },
     async finishTurn(record, history) {

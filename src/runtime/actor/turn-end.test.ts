@@ -69,6 +69,15 @@ describe('a turn that settles', () => {
     expect((turn as { waitingAfter?: number }).waitingAfter).toBe(3);
   });
 
+  it('saves its record and flushes its log in one write, before the settlement, when the log is on the store\'s Redis', async () => {
+    const { deps, writes } = recordingDeps();
+    const saved: TurnRecord[] = [];
+    const saveWithLog = (settling: TurnRecord): Promise<void> => { saved.push(settling); writes.push('saveTurn with the log'); return Promise.resolve(); };
+    await turnEnd({ ...deps, saveWithLog }, { record, inbox: [], history: [] }).finish('complete');
+    expect(saved.map(({ status, settledAs }) => ({ status, settledAs }))).toEqual([{ status: 'settled', settledAs: 'complete' }]);
+    expect(writes).toEqual(['saveTurn with the log', 'settle settled', 'log: turn_settled', 'finishTurn']);
+  });
+
   it('settles nothing while a budget count of the turn failed: the error ends the turn before its answer leaves', async () => {
     const { deps, writes } = recordingDeps();
     const counting = Promise.reject(new Error('Redis is away'));

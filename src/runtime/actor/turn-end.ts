@@ -44,8 +44,10 @@ export function turnEnd(deps: TurnRunnerDeps, turn: LiveTurn, lock?: HeldLock): 
     turn.record = { ...turn.record, status: 'settled', settledAs: turnState };
     const record = turn.record;
     // The settled record, the turn's log so far and its budget counts are all written before the
-    // settlement is delivered; they do not depend on each other, so they share a round trip.
-    await Promise.all([deps.store.saveTurn(record), deps.log.flush?.(record.sessionId), turn.counting]);
+    // settlement is delivered; they do not depend on each other, so they share a round trip (the
+    // record and the log one script, when the log is on the store's Redis).
+    const saved = deps.saveWithLog?.(record) ?? Promise.all([deps.store.saveTurn(record), deps.log.flush?.(record.sessionId)]);
+    await Promise.all([saved, turn.counting]);
     await deps.output.settle(record, turnState);
     const settled: EventLogEntry = { type: 'turn_settled', turnId: record.turnId, actor: record.actor, data: { turnState, steps: record.step } };
     const budget = deps.actors.get(record.actor)?.config.limits.historyTokenBudget ?? DEFAULT_HISTORY_TOKEN_BUDGET;

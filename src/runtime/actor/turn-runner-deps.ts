@@ -71,6 +71,12 @@ export interface TurnRunnerDeps {
    */
   readonly settledLogWrite?: (sessionId: string, last: EventLogEntry) => StreamWrite;
   /**
+   * Saves a settling turn's record and flushes its session's buffered log in one script, when
+   * `log` writes to the store's Redis (`BufferedEventLog.flushWith` into `store.saveTurn`). Unset,
+   * the save and the flush are sent side by side, two commands.
+   */
+  readonly saveWithLog?: (record: TurnRecord) => Promise<void>;
+  /**
    * What the inspector records beside the log (`src/runtime/inspect/`): each model call's cost,
    * whole calls while capture is on, suspensions in the conversation index. Unset: calls cost 0
    * (logged `priced: false`) and nothing more is recorded.

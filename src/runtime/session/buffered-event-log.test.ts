@@ -45,6 +45,36 @@ describe('a buffered event log', () => {
     expect(written).toEqual([]);
   });
 
+  it('flushes through a caller\'s write: its entries as one prepared write, nothing when it holds none, and a held write waited for', async () => {
+    const { log, written, prepared } = recordingLog();
+    const buffered = createBufferedEventLog(log);
+    const given: (StreamWrite | undefined)[] = [];
+    const save = (logWrite: StreamWrite | undefined): Promise<void> => { given.push(logWrite); return Promise.resolve(); };
+    await buffered.append('s1', entry('delivery'));
+    await buffered.append('s1', entry('turn_state'));
+    await buffered.flushWith('s1', save);
+    await buffered.flushWith('s1', save);
+    expect(prepared).toEqual([[entry('delivery'), entry('turn_state')]]);
+    expect(given.map((logWrite) => logWrite?.key)).toEqual(['log', undefined]);
+    expect(written).toEqual([]);
+
+    const { promise: saved, resolve } = Promise.withResolvers<undefined>();
+    buffered.hold('s1', saved);
+    let flushed = false;
+    const flush = buffered.flushWith('s1', save).then(() => { flushed = true; });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(flushed).toBe(false);
+    resolve(undefined);
+    await flush;
+
+    buffered.hold('s2', Promise.reject(new Error('record not saved')));
+    await buffered.append('s2', entry('part'));
+    await Promise.resolve();
+    await expect(buffered.flushWith('s2', save)).rejects.toThrow('record not saved');
+    expect(given).toHaveLength(3);
+  });
+
   it('makes the next flush wait for a held write, and fail as it does, then forgets it', async () => {
     const { log, written } = recordingLog();
     const buffered = createBufferedEventLog(log);

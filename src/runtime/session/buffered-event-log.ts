@@ -22,6 +22,12 @@ export interface BufferedEventLog extends Required<EventLog> {
    * Flush first: a held write is waited for by `flush` only.
    */
   takeWrite(sessionId: string, last: EventLogEntry): StreamWrite;
+  /**
+   * Flushes the session as `flush` does, but hands its entries to `write` as one stream write
+   * (`undefined` when it holds none) for a script that saves something beside them: a settling
+   * turn's record and its log in one command.
+   */
+  flushWith(sessionId: string, write: (logWrite: StreamWrite | undefined) => Promise<void>): Promise<void>;
 }
 
 /** The writes held for a session's next flush, and the first of them to fail, once one has. */
@@ -39,7 +45,8 @@ function throwIfFailed(entry: Held | undefined): void {
 export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
   const pending = new Map<string, EventLogEntry[]>();
   const held = new Map<string, Held>();
-  const flush = async (sessionId: string): Promise<void> => {
+  // Takes what the session holds and writes its entries with `write`, waiting for its held writes too.
+  const drain = async (sessionId: string, write: (entries: EventLogEntry[] | undefined) => Promise<void> | undefined): Promise<void> => {
     const entry = held.get(sessionId);
     held.delete(sessionId);
     const entries = pending.get(sessionId);
@@ -47,11 +54,12 @@ export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
     // The turn's record was not saved: the turn begins again from its mailbox, and what it logged
     // describes nothing that was kept or shown, as after a crash.
     throwIfFailed(entry);
-    const appended = entries === undefined ? undefined : log.appendAll(sessionId, entries);
+    const written = write(entries);
     // Most flushes hold no write beside the log's own.
-    if (entry === undefined) await appended;
-    else await Promise.all([...entry.writes, appended]);
+    if (entry === undefined) await written;
+    else await Promise.all([...entry.writes, written]);
   };
+  const flush = (sessionId: string): Promise<void> => drain(sessionId, (entries) => (entries === undefined ? undefined : log.appendAll(sessionId, entries)));
   return {
     append(sessionId, entry) {
       const entries = pending.get(sessionId);
@@ -68,6 +76,9 @@ export function createBufferedEventLog(log: BatchEventLog): BufferedEventLog {
     },
     checkHeld(sessionId) {
       throwIfFailed(held.get(sessionId));
+    },
+    flushWith(sessionId, write) {
+      return drain(sessionId, (entries) => write(entries === undefined ? undefined : log.prepare(sessionId, entries)));
     },
     takeWrite(sessionId, last) {
       const entries = pending.get(sessionId) ?? [];

@@ -7,7 +7,7 @@ import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
 import { createEventLog, eventLogKey, type StoredEventLogEntry } from './event-log.ts';
 import type { HeldLock } from './held-lock.ts';
-import { createSessionStore, type SessionStore } from './session-store.ts';
+import { createSessionStore, type SessionStore, type TurnInProgress } from './session-store.ts';
 import type { TurnRecord } from './turn-record.ts';
 
 const redisUrl = useRedis();
@@ -216,6 +216,64 @@ describe('a turn\'s begin', () => {
   });
 });
 
+describe('a begin that follows the accept of its message', () => {
+  it('saves the new turn\'s record in its own script when the oldest waiting message is one it accepted, and begins as before otherwise', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const turnKey = (sessionId: string): string => `${prefix()}:s:${sessionId}:turn`;
+    const made: string[] = [];
+    const create = (sessionId: string) => (first: Injection): TurnRecord => { made.push(first.id); return recordFor(sessionId, first, `turn_${first.id}`); };
+    const begin = async (sessionId: string): Promise<TurnInProgress | undefined> => {
+      const begun = await store.beginTurn(sessionId, create(sessionId));
+      await begun?.saved;
+      expect(JSON.parse((await redis.get(turnKey(sessionId))) ?? 'null')).toEqual(begun?.record);
+      if (begun !== undefined) await store.finishTurn(begun.record, []);
+      return begun;
+    };
+    await store.acceptWhile('sa', sampleInjection('a1'), { key: await conditionKey(redis, 'sa'), ttlMs: 60_000 });
+    // A repeat stores nothing more; the two accepted next wait behind it.
+    await store.accept('sa', sampleInjection('a1'));
+    await store.accept('sa', sampleInjection('a2'));
+    await store.accept('sa', sampleInjection('a3'));
+    const begins = [await begin('sa'), await begin('sa'), await begin('sa')];
+    expect(begins.map((begun) => [begun?.record.turnId, begun?.resumed, begun !== undefined && 'saved' in begun])).toEqual([
+      ['turn_a1', false, false],
+      ['turn_a2', false, false],
+      ['turn_a3', false, false],
+    ]);
+    expect(made).toEqual(['a1', 'a2', 'a3']);
+
+    // A message another process accepted is older: its turn is saved as before, then this one's by its begin.
+    await redis.rpush(`${prefix()}:s:sb:pending`, JSON.stringify(sampleInjection('b0')));
+    await store.accept('sb', sampleInjection('b1'));
+    made.length = 0;
+    const older = await begin('sb');
+    expect([older?.record.turnId, older?.saved === undefined]).toEqual(['turn_b0', false]);
+    const next = await begin('sb');
+    expect([next?.record.turnId, next?.saved === undefined]).toEqual(['turn_b1', true]);
+    expect(made).toEqual(['b1', 'b0', 'b1']);
+  });
+
+  it('resumes a running turn rather than saving another over it', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const running = await startTurn(store, 'sd', 'd1');
+    await store.accept('sd', sampleInjection('d2'));
+    const begun = await store.beginTurn('sd', (first) => recordFor('sd', first, `turn_${first.id}`));
+    expect(begun?.resumed).toBe(true);
+    expect(begun?.record).toEqual(running);
+    expect(JSON.parse((await redis.get(`${prefix()}:s:sd:turn`)) ?? 'null')).toEqual(running);
+    expect(await store.pendingCount('sd')).toBe(1);
+  });
+});
+
+/** A condition key that exists for a minute, for `acceptWhile`. */
+async function conditionKey(redis: Awaited<ReturnType<typeof connect>>, sessionId: string): Promise<string> {
+  const key = `${prefix()}:condition:${sessionId}`;
+  await redis.set(key, '1', 'PX', 60_000);
+  return key;
+}
+
 describe('a guarded accept', () => {
   it('stores the message unless its sender is blocked or has messages held, and drops a repeat', async () => {
     const redis = await connect();
@@ -329,6 +387,35 @@ describe('a finish that writes the turn\'s last log entry', () => {
     expect(await redis.exists(lock.key)).toBe(0);
     expect(lock.told()).toBe(true);
     expect((await log.read('sw3')).map((entry) => entry.type)).toEqual(['turn_settled']);
+  });
+});
+
+describe('a save that writes the log\'s buffered entries', () => {
+  it('sets the record and adds the entries in one script, archives them with their id, and sets the log\'s expiry when due', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const archived: StoredEventLogEntry[][] = [];
+    const log = createEventLog({ redis, prefix: prefix(), maxAgeSeconds: 3600, archive: (_session, entries) => { archived.push([...entries]); return Promise.resolve(); } });
+    const record = await startTurn(store, 'sv1', 'v1');
+    const settling: TurnRecord = { ...record, status: 'settled', settledAs: 'complete' };
+    const entries = [{ type: 'delivery' as const, turnId: record.turnId, data: { key: 'k1' } }, { type: 'turn_state' as const, turnId: record.turnId, actor: 'main', data: { turnState: 'complete' } }];
+    await store.saveTurn(settling, log.prepare('sv1', entries));
+    expect(JSON.parse((await redis.get(`${prefix()}:s:sv1:turn`)) ?? 'null')).toEqual(settling);
+    const stored = await log.read('sv1');
+    expect(stored.map(({ type, turnId, data }) => ({ type, turnId, data }))).toEqual(entries.map(({ type, turnId, data }) => ({ type, turnId, data })));
+    expect(archived).toEqual([stored]);
+    expect(await redis.ttl(eventLogKey(prefix(), 'sv1'))).toBeGreaterThan(3500);
+  });
+
+  it('saves neither when the log\'s key cannot take the entry', async () => {
+    const redis = await connect();
+    const store = createSessionStore({ redis, prefix: prefix() });
+    const log = createEventLog({ redis, prefix: prefix() });
+    const record = await startTurn(store, 'sv2', 'v2');
+    await redis.set(eventLogKey(prefix(), 'sv2'), 'not a stream');
+    const settling: TurnRecord = { ...record, status: 'settled', settledAs: 'complete' };
+    await expect(store.saveTurn(settling, log.prepare('sv2', [{ type: 'turn_state', turnId: record.turnId, data: {} }]))).rejects.toThrow(/WRONGTYPE/);
+    expect(JSON.parse((await redis.get(`${prefix()}:s:sv2:turn`)) ?? 'null')).toEqual(record);
   });
 });
 

@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis';
 import { recentMap } from '../memo/recent-map.ts';
-import { defineScript, runScript } from '../redis/redis-script.ts';
+import { defineScript, runScript, type RedisScript } from '../redis/redis-script.ts';
 import { scanKeys } from '../redis/redis-client.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
 import { CONVERSATION_SETTLED_LUA, CONVERSATION_STARTED_LUA } from '../inspect/conversation-index-lua.ts';
 import { conversationIndexLayout, settlementArgument, type ConversationIndexLayout, type ConversationSettlement } from '../inspect/conversation-index-layout.ts';
+import { acceptedInjections } from './accepted-injections.ts';
 import type { StreamWrite } from './event-log.ts';
 import { historyChange, listChars, wholeHistory, type HistoryChange, type KnownHistory } from './history-list.ts';
 import type { HeldLock } from './held-lock.ts';
@@ -152,13 +153,19 @@ export interface SessionStore {
    * most (one read script, then the new record's save). A new turn is recorded in the
    * conversation index as started at `at` (ms since the epoch; default now). With `lock`, the
    * script first checks that the session's lock holds the token, and does nothing (`undefined`)
-   * when it does not: a begin sent right behind the lock's claim, before its answer.
+   * when it does not: a begin sent right behind the lock's claim, before its answer. When the
+   * oldest waiting injection is one this store accepted (its messages are begun in order), the
+   * new turn's record is made from it first and saved in the begin's own script: one round trip,
+   * and no `saved`.
    */
   beginTurn(sessionId: string, create: (first: Injection) => TurnRecord, at?: number, lock?: Pick<HeldLock, 'key' | 'token'>): Promise<TurnInProgress | undefined>;
   /** Moves every waiting injection into the running turn's inbox and returns the whole inbox. */
   steer(sessionId: string): Promise<Injection[]>;
-  /** Saves the running turn's record. */
-  saveTurn(record: TurnRecord): Promise<void>;
+  /**
+   * Saves the running turn's record; with `logWrite` (a buffered log's entries, `BufferedEventLog.flushWith`),
+   * adds them to the session's log in the same script: both or neither, in one command.
+   */
+  saveTurn(record: TurnRecord, logWrite?: StreamWrite): Promise<void>;
   /**
    * Ends the turn: stores the new history (only the change from the history the turn began with,
    * when this process still holds that one) and clears the turn and its inbox, atomically, adding
@@ -193,7 +200,9 @@ export interface SessionStore {
  * `KEYS[8]`) records it: ARGV session id, most conversations, idle cutoff (ms). The last element
  * of the reply is the length of hash `KEYS[9]` (the session's notes), or -1 without that key.
  * With `ARGV[6]` (a lock token; else ''), the last key is the session's lock, and nothing is done
- * (`false`) unless it holds that token.
+ * (`false`) unless it holds that token. With `ARGV[7]` (an injection's JSON; else '') and `ARGV[8]`
+ * (a turn record): when the injection moved in is exactly `ARGV[7]`, the record is saved as the
+ * new turn's, and the reply's seventh element is 1 (else 0).
  */
 const BEGIN_SCRIPT = defineScript(`${CONVERSATION_STARTED_LUA}
 local guarded = ARGV[6] ~= ''
@@ -201,17 +210,33 @@ if guarded and redis.call('GET', KEYS[#KEYS]) ~= ARGV[6] then return false end
 local session_keys = guarded and #KEYS - 1 or #KEYS
 local turn = redis.call('GET', KEYS[1])
 local inbox = redis.call('LRANGE', KEYS[2], 0, -1)
+local created = 0
 if not turn and #inbox == 0 then
   local moved = redis.call('LMOVE', KEYS[3], KEYS[2], 'LEFT', 'RIGHT')
   if not moved then return false end
   inbox = { moved }
+  if moved == ARGV[7] then
+    redis.call('SET', KEYS[1], ARGV[8])
+    created = 1
+  end
 end
 if not turn and ARGV[2] ~= '' then conversation_started(KEYS[7], KEYS[8], ARGV[3], ARGV[2], ARGV[4], ARGV[5], inbox[1]) end
 local notes = session_keys >= 9 and redis.call('HLEN', KEYS[9]) or -1
 local version = redis.call('GET', KEYS[5])
-if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 1, notes } end
-if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0, notes } end
-return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2, notes }`);
+if version and version == ARGV[1] then return { turn or '', inbox, {}, version, 1, notes, created } end
+if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1), version, 0, notes, created } end
+return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2, notes, created }`);
+
+/**
+ * Adds one entry to a session's log (`KEYS[2]`) and saves its turn's record (`KEYS[1]`); answers
+ * the entry's id. The entry first: when it cannot be added (the key is not a stream), the script
+ * stops before the record is saved. ARGV: the record, the log's MAXLEN, its expiry in seconds (or
+ * ''), then the entry's fields.
+ */
+const SAVE_SCRIPT = defineScript(`local logged = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(ARGV, 4))
+if ARGV[3] ~= '' then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+redis.call('SET', KEYS[1], ARGV[1])
+return logged`);
 
 /** What the finish script answers when the mailbox was empty and it let the session's lock go. */
 const LOCK_LET_GO = -3;
@@ -299,6 +324,12 @@ function readHistory(reply: readonly [string[], string, number], cached: KnownHi
   return { version, messages: items.map((item) => JSON.parse(item) as ModelMessage), sizes: items.map((item) => item.length) };
 }
 
+/** A new turn's record offered to the begin script, for when the mailbox's oldest injection is `json`. */
+interface ProposedTurn {
+  readonly json: string;
+  readonly record: TurnRecord;
+}
+
 /** The key of one part (`turn`, `pending`, `inbox`, `hist`, …) of a session's state under `prefix`. */
 function sessionKey(prefix: string, sessionId: string, part: string): string {
   return `${prefix}:s:${sessionId}:${part}`;
@@ -320,6 +351,23 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const historyTtl = options.historyTtlSeconds ?? 90 * 24 * 3600;
   const key = (sessionId: string, part: string): string => sessionKey(prefix, sessionId, part);
   const parseInjections = (raw: string[]): Injection[] => raw.map((item) => JSON.parse(item) as Injection);
+  // What this process accepted and no begin moved yet: a begin offers a record made from the oldest.
+  const accepted = acceptedInjections();
+  // Runs an accept's script on the injection's JSON (ARGV[1]); the script answers 1 when it stored it.
+  const acceptScript = async (sessionId: string, injection: Injection, script: RedisScript, keys: string[], rest: string[]): Promise<unknown> => {
+    const json = accepted.stored(sessionId, injection);
+    let answer: unknown;
+    try {
+      answer = await runScript(redis, script, keys, [json, ...rest]);
+    } finally {
+      if (answer !== 1) accepted.notStored(sessionId, json);
+    }
+    return answer;
+  };
+  const proposal = (sessionId: string, create: (first: Injection) => TurnRecord): ProposedTurn | undefined => {
+    const oldest = accepted.oldest(sessionId);
+    return oldest === undefined ? undefined : { json: oldest.json, record: create(oldest.injection) };
+  };
   // The histories this process read or wrote last, least recently used forgotten first.
   const known = recentMap<string, KnownHistory>(options.historyCacheSize ?? 1000, { refreshOnGet: true });
   const index = options.conversations === false ? undefined : (options.conversations ?? conversationIndexLayout(prefix));
@@ -328,18 +376,13 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
   return {
     async accept(sessionId, injection) {
-      const added = await runScript(
-        redis,
-        ACCEPT_SCRIPT,
-        [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending')],
-        [JSON.stringify(injection), String(dedupeTtl)],
-      );
+      const added = await acceptScript(sessionId, injection, ACCEPT_SCRIPT, [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending')], [String(dedupeTtl)]);
       return added === 1;
     },
 
     async acceptUnless(sessionId, injection, guard) {
       const keys = [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending'), guard.blockedKey, guard.heldKey];
-      const answer = await runScript(redis, GUARDED_ACCEPT_SCRIPT, keys, [JSON.stringify(injection), String(dedupeTtl), guard.blockedField]);
+      const answer = await acceptScript(sessionId, injection, GUARDED_ACCEPT_SCRIPT, keys, [String(dedupeTtl), guard.blockedField]);
       return GUARDED[String(answer)] ?? 'guarded';
     },
 
@@ -347,8 +390,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const accept = [`${prefix}:inj:${injection.id}`, key(sessionId, 'pending')];
       const ttl = String(Math.ceil(condition.ttlMs));
       const answer = guard === undefined
-        ? await runScript(redis, ACCEPT_WHILE_SCRIPT, [...accept, condition.key], [JSON.stringify(injection), String(dedupeTtl), ttl])
-        : await runScript(redis, GUARDED_ACCEPT_WHILE_SCRIPT, [...accept, guard.blockedKey, guard.heldKey, condition.key], [JSON.stringify(injection), String(dedupeTtl), guard.blockedField, ttl]);
+        ? await acceptScript(sessionId, injection, ACCEPT_WHILE_SCRIPT, [...accept, condition.key], [String(dedupeTtl), ttl])
+        : await acceptScript(sessionId, injection, GUARDED_ACCEPT_WHILE_SCRIPT, [...accept, guard.blockedKey, guard.heldKey, condition.key], [String(dedupeTtl), guard.blockedField, ttl]);
       return answer === LAPSED ? 'lapsed' : (GUARDED[String(answer)] ?? 'guarded');
     },
 
@@ -362,16 +405,19 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       if (lock !== undefined) keys.push(lock.key);
       const cached = known.get(sessionId);
       const started = index === undefined ? ['', '', '', ''] : [at, sessionId, index.maxConversations, at - index.maxIdleMs];
-      const args = [cached?.version ?? '', ...started, lock?.token ?? ''];
-      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, args)) as [string, string[], string[], string, number, number] | null;
+      const proposed = proposal(sessionId, create);
+      const args = [cached?.version ?? '', ...started, lock?.token ?? '', proposed?.json ?? '', proposed === undefined ? '' : JSON.stringify(proposed.record)];
+      const reply = (await runScript(redis, BEGIN_SCRIPT, keys, args)) as [string, string[], string[], string, number, number, number] | null;
       if (reply === null) return undefined;
-      const [turnRaw, inboxRaw, items, version, state, notes] = reply;
+      const [turnRaw, inboxRaw, items, version, state, notes, created] = reply;
       const inbox = parseInjections(inboxRaw);
       const base = readHistory([items, version, state], cached);
       // Kept for the next turn here, and as the base the turn's changes are computed against.
       known.set(sessionId, base);
       const begun = { inbox, history: base.messages, historyChars: listChars(base.sizes), ...(notes < 0 ? {} : { notesWaiting: notes > 0 }) };
       if (turnRaw !== '') return { record: JSON.parse(turnRaw) as TurnRecord, ...begun, resumed: true };
+      if (inboxRaw[0] !== undefined) accepted.moved(sessionId, inboxRaw[0]);
+      if (created === 1 && proposed !== undefined) return { record: proposed.record, ...begun, resumed: false };
       const first = inbox[0];
       if (first === undefined) return undefined;
       const record = create(first);
@@ -390,8 +436,15 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return parseInjections(await redis.lrange(inbox, 0, -1));
     },
 
-    async saveTurn(record) {
-      await redis.set(key(record.sessionId, 'turn'), JSON.stringify(record));
+    async saveTurn(record, logWrite) {
+      const turnKey = key(record.sessionId, 'turn');
+      if (logWrite === undefined) {
+        await redis.set(turnKey, JSON.stringify(record));
+        return;
+      }
+      const expiry = logWrite.expireSeconds === undefined ? '' : String(logWrite.expireSeconds);
+      const logged = await runScript(redis, SAVE_SCRIPT, [turnKey, logWrite.key], [JSON.stringify(record), logWrite.maxLen, expiry, ...logWrite.fields]);
+      await logWrite.written(String(logged));
     },
 
     async finishTurn(record, history, conversation, { logWrite, lock } = {}) {
