@@ -5,16 +5,24 @@
  * message up again is a new one, and anything the first had shown would be a second answer. The
  * message is answered exactly once, and every turn the log started is settled.
  *
+ * The record has a save of its own when the process that begins the turn did not accept its
+ * message (a web role accepted it; a worker runs its queued turn): a process that accepted the
+ * message saves the record in the begin's own script instead. So the message is accepted here
+ * through another connection, as a web process would, and its turn is a queue job.
+ *
  * The cut is placed with a proxy that drops every connection at the `SET` of the turn's record
  * (see `cutting-proxy.ts`); Redis keeps running.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { normaliseWebMessage } from '../../channels/web/normalise.ts';
+import { createTurnQueue } from '../../queues/turn-queue.ts';
 import { createEventLog } from '../../src/runtime/session/event-log.ts';
 import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
+import { createSessionStore } from '../../src/runtime/session/session-store.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { useServiceBehindCuttingProxy } from './behind-cutting-proxy.ts';
-import { echoModel, postMessage, responses, untilReady } from './outage-kit.ts';
+import { echoModel, responses, untilReady } from './outage-kit.ts';
 
 // An app whose turns send nothing to Redis between their begin and their model call (no budget to
 // admit), so the model call is under way when the cut comes.
@@ -40,10 +48,18 @@ describe('Redis lost at a new turn\'s first save, while its model call runs', ()
       if (calls === 1) await backAgain;
       return echoModel(request, index);
     });
-    await sb().browser.session();
+    const injection = normaliseWebMessage({
+      conversationId: 'c-cut', clientMessageId: 'm-cut', tenantId: 'default', text: 'book it',
+      sender: { id: 'web:b_cut', verified: true }, receivedAt: new Date().toISOString(),
+    });
+    expect(await createSessionStore({ redis: direct, prefix: sb().prefix }).accept(sessionId, injection)).toBe(true);
     const cut = proxy.cutAt(recordSave(sb().prefix, sessionId));
-    const posted = await postMessage(sb().browser, 'c-cut', 'book it', 'm-cut');
-    expect(posted.status, posted.body).toBe(202);
+    const turns = createTurnQueue({ connection: direct, prefix: sb().prefix });
+    try {
+      await turns.schedule(sessionId, injection.id);
+    } finally {
+      await turns.close();
+    }
     await cut;
     proxy.heal();
     await untilReady(sb().url);
