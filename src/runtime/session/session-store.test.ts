@@ -5,7 +5,7 @@ import { useRedisClients } from '../../../test/support/redis-clients.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import type { Injection } from '../injection.ts';
 import type { ModelMessage } from '../model/model-types.ts';
-import { createEventLog, eventLogKey, type StoredEventLogEntry } from './event-log.ts';
+import { createEventLog, eventLogKey, type BatchEventLog, type StoredEventLogEntry } from './event-log.ts';
 import type { HeldLock } from './held-lock.ts';
 import { createSessionStore, type SessionStore, type TurnInProgress } from './session-store.ts';
 import type { TurnRecord } from './turn-record.ts';
@@ -344,8 +344,7 @@ describe('a finish that writes the turn\'s last log entry', () => {
   it('adds the entry in the clearing\'s script, archives it with its id, and sets the log\'s expiry when due', async () => {
     const redis = await connect();
     const store = createSessionStore({ redis, prefix: prefix() });
-    const archived: StoredEventLogEntry[][] = [];
-    const log = createEventLog({ redis, prefix: prefix(), maxAgeSeconds: 3600, archive: (_session, entries) => { archived.push([...entries]); return Promise.resolve(); } });
+    const { log, archived } = archivingLog(redis);
     const record = await startTurn(store, 'sw1', 'w1');
     const entries = [{ type: 'delivery' as const, turnId: record.turnId, data: { key: 'k1' } }, { type: 'turn_settled' as const, turnId: record.turnId, actor: 'main', data: { turnState: 'complete' } }];
     expect(await store.finishTurn(record, [say('hi')], undefined, { logWrite: log.prepare('sw1', entries) })).toBe(0);
@@ -394,8 +393,7 @@ describe('a save that writes the log\'s buffered entries', () => {
   it('sets the record and adds the entries in one script, archives them with their id, and sets the log\'s expiry when due', async () => {
     const redis = await connect();
     const store = createSessionStore({ redis, prefix: prefix() });
-    const archived: StoredEventLogEntry[][] = [];
-    const log = createEventLog({ redis, prefix: prefix(), maxAgeSeconds: 3600, archive: (_session, entries) => { archived.push([...entries]); return Promise.resolve(); } });
+    const { log, archived } = archivingLog(redis);
     const record = await startTurn(store, 'sv1', 'v1');
     const settling: TurnRecord = { ...record, status: 'settled', settledAs: 'complete' };
     const entries = [{ type: 'delivery' as const, turnId: record.turnId, data: { key: 'k1' } }, { type: 'turn_state' as const, turnId: record.turnId, actor: 'main', data: { turnState: 'complete' } }];
@@ -418,6 +416,13 @@ describe('a save that writes the log\'s buffered entries', () => {
     expect(JSON.parse((await redis.get(`${prefix()}:s:sv2:turn`)) ?? 'null')).toEqual(record);
   });
 });
+
+/** An event log whose sessions expire after an hour, and what its archive was given. */
+function archivingLog(redis: Awaited<ReturnType<typeof connect>>): { log: BatchEventLog; archived: StoredEventLogEntry[][] } {
+  const archived: StoredEventLogEntry[][] = [];
+  const log = createEventLog({ redis, prefix: prefix(), maxAgeSeconds: 3600, archive: (_session, entries) => { archived.push([...entries]); return Promise.resolve(); } });
+  return { log, archived };
+}
 
 /** A lock held with `token`, watched in `watchKey`, and whether its holder was told it was let go. */
 async function heldLock(redis: Awaited<ReturnType<typeof connect>>, sessionId: string, token: string, watchKey?: string): Promise<HeldLock & { told: () => boolean }> {
