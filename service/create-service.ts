@@ -143,7 +143,7 @@ async function assemble(scope: AssemblyScope): Promise<Service> {
   const turnQueue = createTurnQueue({ connection: redis, prefix });
   closers.add(CLOSE_ORDER.turns, () => turnQueue.close());
   // A turn's begin also says whether the session has notes of failed deliveries to tell.
-  const sessions = createSessionStore({ redis, prefix, notesKey: (sessionId) => undeliveredNotesKey(prefix, sessionId) });
+  const sessions = createSessionStore({ redis, prefix, notesKey: (sessionId) => undeliveredNotesKey(prefix, sessionId), beginsTurns: role !== 'web' });
   // A process that also runs turns (worker roles) runs a message's turn at once, inline.
   const inlineTurns: ServiceCore['inlineTurns'] = {};
   // The inline turns' claim goes on `redis`, the sessions' own connection, right behind the accept.

@@ -31,7 +31,7 @@ export interface AcceptedInjections {
 const SESSIONS = 1000;
 const PER_SESSION = 32;
 
-/** An {@link AcceptedInjections} of at most `sessions` sessions (default 1000), 32 injections each. */
+/** An {@link AcceptedInjections} of at most `sessions` sessions (default 1000; 0 remembers nothing), 32 injections each. */
 export function acceptedInjections(sessions = SESSIONS): AcceptedInjections {
   const bySession = recentMap<string, AcceptedInjection[]>(sessions);
   return {

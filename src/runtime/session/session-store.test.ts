@@ -254,6 +254,16 @@ describe('a begin that follows the accept of its message', () => {
     expect(made).toEqual(['b1', 'b0', 'b1']);
   });
 
+  it('remembers nothing in a process that begins no turns', async () => {
+    const redis = await connect();
+    const web = createSessionStore({ redis, prefix: prefix(), beginsTurns: false });
+    await web.accept('se', sampleInjection('e1'));
+    const begun = await web.beginTurn('se', (first) => recordFor('se', first, `turn_${first.id}`));
+    expect(begun?.saved).toBeDefined();
+    await begun?.saved;
+    expect(JSON.parse((await redis.get(`${prefix()}:s:se:turn`)) ?? 'null')).toEqual(begun?.record);
+  });
+
   it('resumes a running turn rather than saving another over it', async () => {
     const redis = await connect();
     const store = createSessionStore({ redis, prefix: prefix() });

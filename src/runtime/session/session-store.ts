@@ -62,6 +62,13 @@ export interface SessionStoreOptions {
    * begin reports nothing).
    */
   readonly notesKey?: (sessionId: string) => string;
+  /**
+   * Whether this process begins turns (a worker role): it then remembers the messages it accepts
+   * (at most 32 for each of 1000 sessions) until a begin moves them, so that a begin saves the
+   * new turn's record in its own script ({@link SessionStore.beginTurn}). Default true; a
+   * process that only takes messages in gives false, and remembers nothing.
+   */
+  readonly beginsTurns?: boolean;
 }
 
 /** A turn to run: its record and every injection it has taken so far, in arrival order. */
@@ -352,7 +359,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const key = (sessionId: string, part: string): string => sessionKey(prefix, sessionId, part);
   const parseInjections = (raw: string[]): Injection[] => raw.map((item) => JSON.parse(item) as Injection);
   // What this process accepted and no begin moved yet: a begin offers a record made from the oldest.
-  const accepted = acceptedInjections();
+  const accepted = acceptedInjections(options.beginsTurns === false ? 0 : undefined);
   // Runs an accept's script on the injection's JSON (ARGV[1]); the script answers 1 when it stored it.
   const acceptScript = async (sessionId: string, injection: Injection, script: RedisScript, keys: string[], rest: string[]): Promise<unknown> => {
     const json = accepted.stored(sessionId, injection);
