@@ -35,6 +35,8 @@ export function recentMap<K, V>(size: number, options: RecentMapOptions = {}): R
     set(key, value) {
       if (size <= 0) return;
       newest(key, value);
+      // Most sets leave the map within its size: no iterator for them.
+      if (entries.size <= size) return;
       for (const oldest of entries.keys()) {
         if (entries.size <= size) break;
         entries.delete(oldest);

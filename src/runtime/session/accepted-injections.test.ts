@@ -38,8 +38,11 @@ describe('accepted injections', () => {
     expect(accepted.oldest('busy')).toBeUndefined();
     accepted.stored('a', sampleInjection('a1'));
     accepted.stored('b', sampleInjection('b1'));
+    // Accepted into again, `a` is newer than `b`, which goes first.
+    accepted.stored('a', sampleInjection('a2'));
     accepted.stored('c', sampleInjection('c1'));
-    expect(accepted.oldest('a')).toBeUndefined();
+    expect(accepted.oldest('b')).toBeUndefined();
+    expect(accepted.oldest('a')?.injection.id).toBe('a1');
     expect(accepted.oldest('c')?.injection.id).toBe('c1');
   });
 });

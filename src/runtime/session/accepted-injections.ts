@@ -37,9 +37,10 @@ export function acceptedInjections(sessions = SESSIONS): AcceptedInjections {
   return {
     stored(sessionId, injection) {
       const json = JSON.stringify(injection);
-      const waiting = bySession.get(sessionId);
-      if (waiting === undefined) bySession.set(sessionId, [{ injection, json }]);
-      else if (waiting.length < PER_SESSION) waiting.push({ injection, json });
+      const waiting = bySession.get(sessionId) ?? [];
+      if (waiting.length < PER_SESSION) waiting.push({ injection, json });
+      // Set again, so the session is the newest: the least recently accepted into go first.
+      bySession.set(sessionId, waiting);
       return json;
     },
     notStored(sessionId, json) {
