@@ -12,6 +12,10 @@
  *
  * The cut is placed with a proxy that drops every connection at the `SET` of the turn's record
  * (see `cutting-proxy.ts`); Redis keeps running.
+ *
+ * The second case cuts a process that accepted the message itself, at the begin that saves the
+ * new record in its own script (sent in one write behind the accept and the lock's claim): the
+ * begin never runs, and the message is answered once all the same.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +26,7 @@ import { sessionIdOf } from '../../src/runtime/session/session-id.ts';
 import { createSessionStore } from '../../src/runtime/session/session-store.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { useServiceBehindCuttingProxy } from './behind-cutting-proxy.ts';
-import { echoModel, responses, untilReady } from './outage-kit.ts';
+import { echoModel, postMessage, responses, untilReady } from './outage-kit.ts';
 
 // An app whose turns send nothing to Redis between their begin and their model call (no budget to
 // admit), so the model call is under way when the cut comes.
@@ -78,5 +82,32 @@ describe('Redis lost at a new turn\'s first save, while its model call runs', ()
     const settled = log.filter((entry) => entry.type === 'turn_settled').map((entry) => entry.turnId);
     expect(started).toHaveLength(1);
     expect(settled).toEqual(started);
+  }, 40_000);
+});
+
+describe('Redis lost at the begin that saves a new turn\'s record in its own script', () => {
+  it('answers the message once: sent again after a 503, or taken up by the turn job', async () => {
+    const proxy = cutting();
+    const direct = straight();
+    const sessionId = sessionIdOf('default', 'web', 'c-begin');
+    sb().fake.respondWith(echoModel);
+    await sb().browser.session();
+    // The begin offers the new record (running, step 0): no other command of the message has it.
+    const cut = proxy.cutAt('"status":"running"');
+    const posting = postMessage(sb().browser, 'c-begin', 'book it', 'm-begin');
+    await cut;
+    proxy.heal();
+    const first = await posting;
+    await untilReady(sb().url);
+    // A 503 says the message may not be stored: the page sends it again with the same id.
+    if (first.status !== 202) expect((await postMessage(sb().browser, 'c-begin', 'book it', 'm-begin')).status).toBe(202);
+
+    await sb().settled('c-begin', 1, 20_000);
+    expect(responses(await sb().events('c-begin'))).toEqual(['Echo: book it']);
+    await waitFor(async () => (await direct.exists(`${sb().prefix}:s:${sessionId}:turn`)) === 0, 'the turn record to be cleared');
+    const log = await createEventLog({ redis: direct, prefix: sb().prefix }).read(sessionId, 1000);
+    const started = log.filter((entry) => entry.type === 'turn_started').map((entry) => entry.turnId);
+    expect(started).toHaveLength(1);
+    expect(log.filter((entry) => entry.type === 'turn_settled').map((entry) => entry.turnId)).toEqual(started);
   }, 40_000);
 });
