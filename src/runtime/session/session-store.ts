@@ -235,13 +235,32 @@ if version then return { turn or '', inbox, redis.call('LRANGE', KEYS[4], 0, -1)
 return { turn or '', inbox, { redis.call('GET', KEYS[6]) or '' }, '', 2, notes, created }`);
 
 /**
+ * `add_log_entry(key, maxlen, expiry, first, last)`: adds `ARGV[first..last]` (a `StreamWrite`'s
+ * fields) to the log stream `key` as one entry, capped at about `maxlen`, and sets its expiry
+ * (seconds) unless `expiry` is ''. Answers the entry's id. Defined at the top of the scripts that
+ * write a turn's log beside what they save.
+ */
+const ADD_LOG_ENTRY_LUA = `
+local function add_log_entry(key, maxlen, expiry, first, last)
+  local id = redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', unpack(ARGV, first, last))
+  if expiry ~= '' then redis.call('EXPIRE', key, expiry) end
+  return id
+end
+`;
+
+/** A `StreamWrite`'s MAXLEN and expiry (seconds, or '') as {@link ADD_LOG_ENTRY_LUA} takes them. */
+function logEntryArgs(logWrite: StreamWrite): [string, string] {
+  return [logWrite.maxLen, logWrite.expireSeconds === undefined ? '' : String(logWrite.expireSeconds)];
+}
+
+/**
  * Adds one entry to a session's log (`KEYS[2]`) and saves its turn's record (`KEYS[1]`); answers
  * the entry's id. The entry first: when it cannot be added (the key is not a stream), the script
  * stops before the record is saved. ARGV: the record, the log's MAXLEN, its expiry in seconds (or
  * ''), then the entry's fields.
  */
-const SAVE_SCRIPT = defineScript(`local logged = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(ARGV, 4))
-if ARGV[3] ~= '' then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+const SAVE_SCRIPT = defineScript(`${ADD_LOG_ENTRY_LUA}
+local logged = add_log_entry(KEYS[2], ARGV[2], ARGV[3], 4, #ARGV)
 redis.call('SET', KEYS[1], ARGV[1])
 return logged`);
 
@@ -261,13 +280,12 @@ const LOCK_LET_GO = -3;
  * set: when the mailbox is empty and the lock holds the token, the lock is deleted, the member
  * leaves the set, and the answer's first element is -3.
  */
-const FINISH_SCRIPT = defineScript(`${CONVERSATION_SETTLED_LUA}
+const FINISH_SCRIPT = defineScript(`${CONVERSATION_SETTLED_LUA}${ADD_LOG_ENTRY_LUA}
 if ARGV[1] ~= '*' and (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return { -1, '' } end
 local fields = tonumber(ARGV[11])
 local logged = ''
 if fields > 0 then
-  logged = redis.call('XADD', KEYS[9], 'MAXLEN', '~', ARGV[7], '*', unpack(ARGV, 12, 11 + fields))
-  if ARGV[8] ~= '' then redis.call('EXPIRE', KEYS[9], ARGV[8]) end
+  logged = add_log_entry(KEYS[9], ARGV[7], ARGV[8], 12, 11 + fields)
 end
 if ARGV[6] ~= '' then conversation_settled(KEYS[7], KEYS[8], ARGV[6]) end
 if ARGV[1] == '*' then
@@ -449,8 +467,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         await redis.set(turnKey, JSON.stringify(record));
         return;
       }
-      const expiry = logWrite.expireSeconds === undefined ? '' : String(logWrite.expireSeconds);
-      const logged = await runScript(redis, SAVE_SCRIPT, [turnKey, logWrite.key], [JSON.stringify(record), logWrite.maxLen, expiry, ...logWrite.fields]);
+      const logged = await runScript(redis, SAVE_SCRIPT, [turnKey, logWrite.key], [JSON.stringify(record), ...logEntryArgs(logWrite), ...logWrite.fields]);
       await logWrite.written(String(logged));
     },
 
@@ -463,7 +480,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         ...(lock === undefined ? [] : [lock.key, lock.watchKey ?? lock.key]),
       ];
       const settled = index === undefined || conversation === undefined ? '' : settlementArgument(conversation);
-      const logArgs = logWrite === undefined ? ['', ''] : [logWrite.maxLen, logWrite.expireSeconds === undefined ? '' : String(logWrite.expireSeconds)];
+      const logArgs = logWrite === undefined ? ['', ''] : logEntryArgs(logWrite);
       const letGo = lock === undefined ? ['', ''] : [lock.token, lock.watchKey === undefined ? '' : sessionId];
       const fields = logWrite?.fields ?? [];
       const write = async (base: string, change: HistoryChange): Promise<number> => {
