@@ -50,12 +50,21 @@ export interface SystemFigures {
   /** The open-loop rate offered, msg/s. */
   readonly offered: number;
   readonly latency: Summary & LoopDelay & GcDuring;
-  /**
-   * Switchboard only: the A2A `SendMessage` round trip (one JSON-RPC call as the app's peer, a new
-   * task each, answered once the turn settled) in an open loop at the same `offered` rate, on the
-   * same service, right after `latency`.
-   */
-  readonly a2a?: Summary & LoopDelay & GcDuring;
+  /** Switchboard only: the A2A path of the same service, measured right after `latency`. */
+  readonly a2a?: A2aFigures;
+}
+
+/**
+ * The A2A `SendMessage` path (one JSON-RPC call as the app's peer, a new task each, answered once
+ * the turn settled): its saturation with `plan.conversations` calls under way, then its round trip
+ * in an open loop at `plan.loadShare` of that saturation.
+ */
+export interface A2aFigures {
+  /** msg/s, one closed-loop run of `plan.saturation` calls. */
+  readonly saturation: number;
+  /** The open-loop rate offered, msg/s. */
+  readonly offered: number;
+  readonly latency: Summary & LoopDelay & GcDuring;
 }
 
 let runs = 0;
@@ -113,8 +122,9 @@ async function figuresOf(contender: Contender, plan: Plan): Promise<SystemFigure
  * The baseline (hop workers in this process) and switchboard (every role in this process) side by
  * side: both started and warmed up, then `plan.repeats` pairs of saturation runs, the two systems
  * taking turns (the first of a pair alternating), so a change in the machine's load meets both
- * alike; then each one's latency at `plan.loadShare` of its saturation, and switchboard's A2A round
- * trip at its web chat's rate. Each system's commands and CPU are counted over its own runs only.
+ * alike; then each one's latency at `plan.loadShare` of its saturation, and switchboard's A2A
+ * path: its saturation and its round trip at `plan.loadShare` of it. Each system's commands and
+ * CPU are counted over its own runs only.
  */
 export async function measureSideBySide(redisUrl: string, plan: Plan): Promise<SideBySide> {
   return withCleanup(async (defer) => {
@@ -146,12 +156,22 @@ export async function measureSideBySide(redisUrl: string, plan: Plan): Promise<S
     }
     const baseFigures = await figuresOf(baseline, plan);
     const sbFigures = await figuresOf(switchboard, plan);
-    const peer = createA2aTarget(service.url ?? '');
-    defer(() => peer.close());
-    await sleep(300);
-    const a2a = await openLoop(peer, 'a2a', sbFigures.offered, plan.latency, plan.latencyWarmUp);
+    const a2a = await a2aFigures(service.url ?? '', plan, defer);
     return { baseline: baseFigures, switchboard: { ...sbFigures, a2a } };
   });
+}
+
+/** The A2A path of the service at `url`: its saturation, then its round trip at `plan.loadShare` of it. */
+async function a2aFigures(url: string, plan: Plan, defer: (close: () => Promise<void>) => void): Promise<A2aFigures> {
+  const callers = createA2aTarget(url, plan.conversations);
+  defer(() => callers.close());
+  await closedLoop(callers, 'a2a-warm', plan.warmUp);
+  const saturation = (await closedLoop(callers, 'a2a-sat', plan.saturation)).throughput;
+  const offered = saturation * plan.loadShare;
+  const paced = createA2aTarget(url);
+  defer(() => paced.close());
+  await sleep(300);
+  return { saturation, offered, latency: await openLoop(paced, 'a2a', offered, plan.latency, plan.latencyWarmUp) };
 }
 
 /** What idle sessions keep after exactly `plan.idleTurns` turns each, on a service of their own. */

@@ -60,9 +60,10 @@ export function printSystems(baseline: SystemFigures, switchboard: SystemFigures
   out(`   target: p50 <= ${TARGETS.p50Ms} ms, p99 <= ${TARGETS.p99Ms} ms`);
   const { a2a } = switchboard;
   if (a2a !== undefined) {
-    out(`   A2A round trip on the same service at the web chat's offered rate (open loop: one JSON-RPC SendMessage per arrival as the app's peer, a new task each; sent -> answer with the settled task; model time excluded)`);
-    out(`   a2a           offered ${msgs(switchboard.offered)}, achieved ${msgs(a2a.throughput)}, ${a2a.measured} measured after ${plan.latencyWarmUp} warm-up: p50 ${ms(a2a.p50)}, p99 ${ms(a2a.p99)} (web chat above: p50 ${ms(switchboard.latency.p50)}, p99 ${ms(switchboard.latency.p99)}; event-loop delay p99 ${ms(a2a.loopDelayP99)}, max ${ms(a2a.loopDelayMax)}; garbage collections ${a2a.majorGcs} full + ${a2a.minorGcs} young, longest pause ${ms(a2a.gcPauseMax)})`);
-    if (a2a.throughput < 0.95 * switchboard.offered) out('   note: the A2A calls did not keep up with the offered rate, so the backlog, not the round trip alone, sets their latency');
+    const { latency } = a2a;
+    out(`   A2A on the same service (one JSON-RPC SendMessage per message as the app's peer, a new task each; sent -> answer with the settled task; model time excluded): saturation with ${plan.conversations} calls under way, then the round trip at ${(plan.loadShare * 100).toFixed(0)}% of it (open loop)`);
+    out(`   a2a           saturation ${msgs(a2a.saturation)} (${(a2a.saturation / switchboard.saturation.throughput).toFixed(2)}x the web chat's); offered ${msgs(a2a.offered)}, achieved ${msgs(latency.throughput)}, ${latency.measured} measured after ${plan.latencyWarmUp} warm-up: p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)} (event-loop delay p99 ${ms(latency.loopDelayP99)}, max ${ms(latency.loopDelayMax)}; garbage collections ${latency.majorGcs} full + ${latency.minorGcs} young, longest pause ${ms(latency.gcPauseMax)})`);
+    if (latency.throughput < 0.95 * a2a.offered) out('   note: the A2A calls did not keep up with the offered rate, so the backlog, not the round trip alone, sets their latency');
   }
   out('3. Redis commands per message (INFO commandstats around the saturation runs, the whole server)');
   out(`   baseline      ${perMessage(baseline.commands, baseline.saturation.messages)}`);
@@ -117,10 +118,12 @@ function rows(figures: Figures): Row[] {
       ['Latency p99 at 50% load, model time excluded (ms)', sb.latency.p99.toFixed(1), base.latency.p99.toFixed(1), `<= ${TARGETS.p99Ms}`, yes(sb.latency.p99 <= TARGETS.p99Ms)],
     );
     if (sb.a2a !== undefined) {
-      // Beside the web chat's latency of the same run and rate, in the baseline column.
+      // Beside the web chat's figures of the same run, in the baseline column.
+      const { saturation, latency } = sb.a2a;
       table.push(
-        ['A2A SendMessage round trip p50 at 50% load, model time excluded (ms; baseline: web chat)', sb.a2a.p50.toFixed(1), sb.latency.p50.toFixed(1), na, na],
-        ['A2A SendMessage round trip p99 at 50% load, model time excluded (ms; baseline: web chat)', sb.a2a.p99.toFixed(1), sb.latency.p99.toFixed(1), na, na],
+        ['A2A SendMessage saturation, 1 process (msg/s; baseline: web chat)', `${saturation.toFixed(0)} (${(saturation / sb.saturation.throughput).toFixed(2)}x)`, sb.saturation.throughput.toFixed(0), na, na],
+        ['A2A SendMessage round trip p50 at 50% load, model time excluded (ms; baseline: web chat)', latency.p50.toFixed(1), sb.latency.p50.toFixed(1), na, na],
+        ['A2A SendMessage round trip p99 at 50% load, model time excluded (ms; baseline: web chat)', latency.p99.toFixed(1), sb.latency.p99.toFixed(1), na, na],
       );
     }
     table.push(

@@ -90,15 +90,16 @@ export async function createSwitchboardTarget(url: string, redisUrl: string, pre
 /**
  * A target calling the service at `url` as the bench app's peer: each message is one JSON-RPC
  * `SendMessage` (a new task) on `POST /a2a/jsonrpc`, answered once the turn settled, so the answer
- * is the delivery and the latency is the round trip.
+ * is the delivery and the latency is the round trip. `callers` (default 1) is how many calls a
+ * closed loop keeps under way, one after another each (the tasks are independent).
  */
-export function createA2aTarget(url: string): Target {
+export function createA2aTarget(url: string, callers = 1): Target {
   const http = createJsonPoster(url);
   const headers = { authorization: `Bearer ${PEER_TOKEN}`, 'a2a-version': '1.0' };
   let tracker: LatencyTracker | undefined;
   let id = 0;
   return {
-    conversations: 1,
+    conversations: callers,
     async send(_index, key) {
       id += 1;
       const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: key }] };

@@ -45,8 +45,9 @@ export function createA2aAdaptor(context: ChannelContext, options: A2aChannelOpt
   const log = createTaskLog({ redis, prefix });
   const buses = createRedisEventBusManager({ redis, log });
   const turns = createPeerTurns({ log, tenantId: context.tenantId, enqueue: (injection) => context.enqueue(injection), clock: context.clock, messages: createPeerMessages({ redis, prefix }) });
-  const executor = createA2aExecutor({ log, turns, wake: (key, reason) => context.wake('a2a', key, reason) });
-  const requestHandler = new PeerRequestHandler(log, serviceAgentCard({ publicUrl: context.env.publicUrl, app }), createRedisTaskStore(log), executor, buses);
+  const store = createRedisTaskStore(log);
+  const executor = createA2aExecutor({ log, turns, wake: (key, reason) => context.wake('a2a', key, reason), created: (task, call) => { store.created(task, call); } });
+  const requestHandler = new PeerRequestHandler(log, serviceAgentCard({ publicUrl: context.env.publicUrl, app }), store, executor, buses);
   const auth = createPeerAuth(peers);
   const rate = createPeerRate({ redis, prefix, ...options.rate });
   const gate: PeerGate = {

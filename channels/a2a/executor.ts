@@ -3,8 +3,8 @@
  * and the task is created in Redis first, so the worker that answers it finds it. The executor does
  * not run the turn; the worker does, and its output reaches the task through the `a2a` sender.
  */
-import { TaskState } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { TaskState, type Task } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { PeerTurns } from './peer-turns.ts';
 import { peerOfContext } from './peer-user.ts';
 import { agentMessage } from './render.ts';
@@ -16,6 +16,8 @@ export interface A2aExecutorOptions {
   readonly turns: PeerTurns;
   /** Asks for a turn of a conversation, so a waiting turn sees a cancellation. */
   readonly wake: (conversationKey: string, reason: string) => Promise<void>;
+  /** Told of each task a call creates, before the task is announced (the call's store). */
+  readonly created?: (task: Task, context: ServerCallContext | undefined) => void;
 }
 
 /** Creates the executor the SDK's `DefaultRequestHandler` calls. */
@@ -31,7 +33,11 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
         contextId: request.contextId,
         transport,
         ...(request.task === undefined ? {} : { existing: request.task }),
-      }, (task) => { bus.publish(AgentEvent.task(task)); });
+      }, (task) => {
+        // A new task is stored exactly as announced; a continued one is not (its status is appended after).
+        if (request.task === undefined) options.created?.(task, request.context);
+        bus.publish(AgentEvent.task(task));
+      });
     },
 
     /**

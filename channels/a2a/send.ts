@@ -3,11 +3,11 @@
  * snapshot and its event stream, in one step), where `GetTask` reads it and every web process's
  * event bus picks it up. A task's final status is written here, from the answer's artifacts.
  */
-import { TaskState, type Artifact, type Task } from '@a2a-js/sdk';
+import { TaskState, type Artifact } from '@a2a-js/sdk';
 import type { OutboundDelivery, SendReceipt } from '../../queues/outbound-types.ts';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { agentMessage, taskOf, type A2aOutput } from './render.ts';
-import type { TaskLog } from './task-log.ts';
+import type { RoundEnd, TaskLog } from './task-log.ts';
 import { fromA2aPart } from './a2a-parts.ts';
 
 /** Task states after which no more events come for the task's current round. */
@@ -31,8 +31,9 @@ function answerParts(artifacts: readonly Artifact[], turnId: string) {
   return artifacts.filter((artifact) => artifact.metadata?.['turnId'] === turnId).flatMap((artifact) => artifact.parts.map(fromA2aPart));
 }
 
-/** The status event that ends `task`'s round for a turn settled in `turnState`, or none when a part already ended it. */
-function finalStatus(task: Task, output: Extract<A2aOutput, { kind: 'final' }>, canceled: boolean): A2aOutput | undefined {
+/** The status event that ends the task's round for a turn settled in `turnState`, or none when a part already ended it. */
+function finalStatus(task: RoundEnd, output: Extract<A2aOutput, { kind: 'final' }>): A2aOutput | undefined {
+  const { canceled } = task;
   const current = task.status;
   if (current !== undefined && SETTLED_STATES.has(current.state) && current.message?.metadata?.['turnId'] === output.turnId && !canceled) return undefined;
   const where = { taskId: output.taskId, contextId: output.contextId };
@@ -63,16 +64,16 @@ export async function sendToTask(log: TaskLog, delivery: OutboundDelivery): Prom
   const { taskId } = taskOf(delivery.destination);
   if (taskId === '') throw new SwitchboardError('delivery.failed', 'An a2a delivery names no task.', { details: { permanent: true, address: delivery.destination.address } });
   const output = delivery.payload as unknown as A2aOutput;
-  // Only an ending can be a cancellation: the flag is read for those alone (one read less per part).
-  const canceled = endsTask(output) && (await log.cancelRequested(taskId));
-  const event = output.kind === 'final' ? await finalEvent(log, taskId, output, canceled) : asCanceled(output, canceled);
+  // Only an ending can be a cancellation: the flag is read for those alone (one read less per
+  // part), with the status and artifacts when the ending is the turn's settlement.
+  const event = output.kind === 'final' ? await finalEvent(log, taskId, output) : asCanceled(output, endsTask(output) && (await log.cancelRequested(taskId)));
   if (event === undefined || event.kind === 'final') return {};
   const id = await log.append(taskId, event, delivery.idempotencyKey);
   return id === undefined ? {} : { providerMessageId: id };
 }
 
-async function finalEvent(log: TaskLog, taskId: string, output: Extract<A2aOutput, { kind: 'final' }>, canceled: boolean): Promise<A2aOutput | undefined> {
-  const stored = await log.load(taskId);
+async function finalEvent(log: TaskLog, taskId: string, output: Extract<A2aOutput, { kind: 'final' }>): Promise<A2aOutput | undefined> {
+  const stored = await log.roundEnd(taskId);
   if (stored === undefined) throw new SwitchboardError('delivery.failed', `Task ${taskId} is not stored.`, { details: { permanent: true, taskId } });
-  return finalStatus(stored.task, output, canceled);
+  return finalStatus(stored, output);
 }

@@ -190,6 +190,39 @@ describe('createTaskLog', () => {
     expect(await log.streamStart('t1')).toEqual({ lastEventId: last, ended: { kind: 'statusUpdate', data: { ...done.data, metadata: {} } } });
   });
 
+  it('reads what ending a round needs in one step: status, artifacts folded, and the cancel flag', async () => {
+    const log = await makeLog();
+    expect(await log.roundEnd('t1')).toBeUndefined();
+    await log.create(newTask(), 'p1');
+    expect(await log.roundEnd('t1')).toEqual({ status: newTask().status, artifacts: [], canceled: false });
+    await log.append('t1', artifactEvent('t1', 'a', ['one']));
+    await log.append('t1', artifactEvent('t1', 'b', ['bee']));
+    await log.append('t1', artifactEvent('t1', 'a', ['two'], true));
+    const working = statusEvent('t1', TaskState.TASK_STATE_WORKING, 'on it');
+    await log.append('t1', working);
+    await log.requestCancel('t1');
+    const end = await log.roundEnd('t1');
+    expect(end?.status).toEqual(working.kind === 'statusUpdate' ? working.data.status : undefined);
+    expect(texts({ ...newTask(), artifacts: end?.artifacts ?? [] })).toEqual([['one', 'two'], ['bee']]);
+    expect(end?.artifacts).toEqual((await log.load('t1'))?.task.artifacts);
+    expect(end?.canceled).toBe(true);
+  });
+
+  it('leaves the task as it was when its stream cannot take the event', async () => {
+    const redis = await connect();
+    const log = createTaskLog({ redis, prefix: prefix() });
+    await log.create(newTask(), 'p1');
+    await redis.set(`${prefix()}:a2a:task:t1:events`, 'not a stream');
+    await expect(log.append('t1', statusEvent('t1', TaskState.TASK_STATE_WORKING, 'on it', { turnId: 'turn-1' }))).rejects.toThrow(/WRONGTYPE/);
+    await expect(log.append('t1', artifactEvent('t1', 'a', ['one']))).rejects.toThrow(/WRONGTYPE/);
+    const loaded = await log.load('t1');
+    expect(loaded?.task.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
+    expect(loaded?.task.artifacts).toEqual([]);
+    expect(loaded?.task.metadata).toEqual({ peerId: 'p1' });
+    expect(loaded?.task.history.map((item) => item.messageId)).toEqual(['t1-m0']);
+    expect(loaded?.lastEventId).toBeUndefined();
+  });
+
   it('records a cancellation request', async () => {
     const log = await makeLog();
     await log.create(newTask(), 'p1');

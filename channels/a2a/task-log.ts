@@ -14,7 +14,8 @@
  * - `<p>:a2a:task:<taskId>:history` list of Message JSON, oldest first.
  * - `<p>:a2a:task:<taskId>:events` stream, one `event` field per entry (a statusUpdate or
  *   artifactUpdate as `{ kind, data }` JSON).
- * - `<p>:a2a:task:<taskId>:cancel` flag.
+ * - `<p>:a2a:task:<taskId>:cancel` flag, expiring `ttlSeconds` after it was set (a task asked to
+ *   cancel ends within its turn, well before).
  * - `<p>:a2a:peer:<peerId>:tasks` sorted set of the peer's task ids, scored by creation time (ms).
  *
  * Arrays are never decoded and encoded again in Lua (cjson turns an empty array into `{}`): the
@@ -170,6 +171,18 @@ export interface TaskLog {
   requestCancel(taskId: string): Promise<boolean>;
   /** Whether the task was asked to cancel. */
   cancelRequested(taskId: string): Promise<boolean>;
+  /**
+   * What ending a round needs, read in one step: the task's status, its artifacts, and whether it
+   * was asked to cancel; none of its history. `undefined` when the task does not exist.
+   */
+  roundEnd(taskId: string): Promise<RoundEnd | undefined>;
+}
+
+/** A task's status and artifacts, and its cancel flag: see {@link TaskLog.roundEnd}. */
+export interface RoundEnd {
+  readonly status: TaskStatus | undefined;
+  readonly artifacts: Artifact[];
+  readonly canceled: boolean;
 }
 
 const DEFAULT_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -228,48 +241,57 @@ return 1
 `);
 
 /*
- * KEYS[1] snapshot, KEYS[2] history, KEYS[3] events, KEYS[4] cancel flag.
+ * KEYS[1] snapshot, KEYS[2] history, KEYS[3] events.
  * ARGV[1] kind ('status' | 'artifact'), [2] event JSON, [3] now ms, [4] ttl s, [5] MAXLEN,
  * [6] metadata patch JSON ('' none), [7] idempotency digest ('' none).
  * status: [8] status JSON, [9] state, [10] status ms, [11] message id ('' none), [12] message JSON.
  * artifact: [8] artifact id, [9] chunk JSON, [10] '1' to append, [11] artifact id as JSON string.
  * Returns the stream id, or false for a task in a final state (nothing is appended to it).
+ * What it reads of the snapshot is read in one HMGET, and what it writes (there and in the history)
+ * after the XADD, the snapshot's fields in one HSET: a stream that cannot take the event leaves
+ * the task as it was.
  */
 const APPEND = defineScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('A2A_NO_TASK') end
-if ARGV[7] ~= '' then
-  local seen = redis.call('HGET', KEYS[1], 'idem:' .. ARGV[7])
-  if seen then return seen end
-end
-local current = tonumber(redis.call('HGET', KEYS[1], 'state') or '0')
+local artifact = ARGV[1] == 'artifact'
+local field = artifact and ('artifact:' .. ARGV[8]) or 'state'
+local idem = ARGV[7] ~= '' and ('idem:' .. ARGV[7]) or 'state'
+local got = redis.call('HMGET', KEYS[1], 'owner', 'state', idem, field, 'artifactIds', 'metadataPatches')
+if not got[1] then return redis.error_reply('A2A_NO_TASK') end
+if ARGV[7] ~= '' and got[3] then return got[3] end
+local current = tonumber(got[2] or '0')
 if current == 3 or current == 4 or current == 5 or current == 7 then return false end
-if ARGV[1] == 'status' then
-  redis.call('HSET', KEYS[1], 'status', ARGV[8], 'state', ARGV[9], 'statusAtMs', ARGV[10])
-  if ARGV[11] ~= '' and redis.call('HSETNX', KEYS[1], 'message:' .. ARGV[11], '1') == 1 then
-    redis.call('RPUSH', KEYS[2], ARGV[12])
-  end
+local set
+if not artifact then
+  set = { 'status', ARGV[8], 'state', ARGV[9], 'statusAtMs', ARGV[10] }
+elseif not got[4] then
+  local ids = got[5]
+  if not ids or ids == '[]' then ids = '[' .. ARGV[11] .. ']' else ids = string.sub(ids, 1, -2) .. ',' .. ARGV[11] .. ']' end
+  set = { 'artifactIds', ids, field, '[' .. ARGV[9] .. ']' }
+elseif ARGV[10] == '1' then
+  set = { field, string.sub(got[4], 1, -2) .. ',' .. ARGV[9] .. ']' }
 else
-  local field = 'artifact:' .. ARGV[8]
-  local chunks = redis.call('HGET', KEYS[1], field)
-  if not chunks then
-    local ids = redis.call('HGET', KEYS[1], 'artifactIds')
-    if not ids or ids == '[]' then ids = '[' .. ARGV[11] .. ']' else ids = string.sub(ids, 1, -2) .. ',' .. ARGV[11] .. ']' end
-    redis.call('HSET', KEYS[1], 'artifactIds', ids, field, '[' .. ARGV[9] .. ']')
-  elseif ARGV[10] == '1' then
-    redis.call('HSET', KEYS[1], field, string.sub(chunks, 1, -2) .. ',' .. ARGV[9] .. ']')
-  else
-    redis.call('HSET', KEYS[1], field, '[' .. ARGV[9] .. ']')
-  end
+  set = { field, '[' .. ARGV[9] .. ']' }
 end
 if ARGV[6] ~= '' then
-  local patches = redis.call('HGET', KEYS[1], 'metadataPatches')
+  local patches = got[6]
   if not patches or patches == '[]' then patches = '[' .. ARGV[6] .. ']' else patches = string.sub(patches, 1, -2) .. ',' .. ARGV[6] .. ']' end
-  redis.call('HSET', KEYS[1], 'metadataPatches', patches)
+  set[#set + 1] = 'metadataPatches'
+  set[#set + 1] = patches
 end
 local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[2])
-redis.call('HSET', KEYS[1], 'lastEventId', id, 'updatedAtMs', ARGV[3])
-if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'idem:' .. ARGV[7], id) end
-for k = 1, 4 do redis.call('EXPIRE', KEYS[k], ARGV[4]) end
+if not artifact and ARGV[11] ~= '' and redis.call('HSETNX', KEYS[1], 'message:' .. ARGV[11], '1') == 1 then
+  redis.call('RPUSH', KEYS[2], ARGV[12])
+end
+set[#set + 1] = 'lastEventId'
+set[#set + 1] = id
+set[#set + 1] = 'updatedAtMs'
+set[#set + 1] = ARGV[3]
+if ARGV[7] ~= '' then
+  set[#set + 1] = idem
+  set[#set + 1] = id
+end
+redis.call('HSET', KEYS[1], unpack(set))
+for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ARGV[4]) end
 return id
 `);
 
@@ -282,6 +304,22 @@ redis.call('HSET', KEYS[1], 'updatedAtMs', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
 return 1
+`);
+
+/*
+ * KEYS[1] snapshot, KEYS[2] cancel flag. Returns false for no task, else { cancel flag (0 or 1),
+ * status JSON or '', then the chunks JSON of each artifact, in the order of its ids }.
+ */
+const ROUND_END = defineScript(`
+local fields = redis.call('HMGET', KEYS[1], 'owner', 'status', 'artifactIds')
+if not fields[1] then return false end
+local out = { redis.call('EXISTS', KEYS[2]), fields[2] or '' }
+if fields[3] and fields[3] ~= '[]' then
+  for _, id in ipairs(cjson.decode(fields[3])) do
+    out[#out + 1] = redis.call('HGET', KEYS[1], 'artifact:' .. id) or '[]'
+  end
+end
+return out
 `);
 
 /* KEYS[1] snapshot, KEYS[2] cancel flag. ARGV[1] ttl s. */
@@ -317,20 +355,16 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
   const cancelKey = (taskId: string): string => `${taskKey(taskId)}:cancel`;
   const peerKey = (owner: string): string => `${prefix}:a2a:peer:${owner}:tasks`;
 
-  async function loadMany(taskIds: readonly string[]): Promise<(LoadedTask | undefined)[]> {
-    const pipeline = redis.pipeline();
-    for (const taskId of taskIds) {
-      pipeline.hgetall(taskKey(taskId));
-      pipeline.lrange(historyKey(taskId), 0, -1);
-    }
-    const replies = (await pipeline.exec()) ?? [];
-    return taskIds.map((_taskId, index) => {
-      const [hashError, hash] = replies[index * 2] ?? [];
-      const [listError, history] = replies[index * 2 + 1] ?? [];
-      if (hashError) throw hashError;
-      if (listError) throw listError;
-      return assemble(hash as Record<string, string>, history as string[]);
-    });
+  // Each task's two reads are sent in the same tick, so they leave in one write and come back in
+  // one round trip. Not a pipeline object: making one copies every command onto it, which cost
+  // more than the reads (several loads a message on the A2A path).
+  function loadMany(taskIds: readonly string[]): Promise<(LoadedTask | undefined)[]> {
+    return Promise.all(
+      taskIds.map(async (taskId) => {
+        const [hash, history] = await Promise.all([redis.hgetall(taskKey(taskId)), redis.lrange(historyKey(taskId), 0, -1)]);
+        return assemble(hash, history);
+      }),
+    );
   }
 
   async function readStreams(cursors: ReadonlyMap<string, string>, read: ReadOptions): Promise<Map<string, TaskLogEntry[]>> {
@@ -410,7 +444,7 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
         throw new SwitchboardError('internal', `Only status and artifact updates are appended to a task, not "${event.kind}".`, { details: { taskId } });
       }
       try {
-        const reply = await runScript(redis, APPEND, [taskKey(taskId), historyKey(taskId), eventsKey(taskId), cancelKey(taskId)], args);
+        const reply = await runScript(redis, APPEND, [taskKey(taskId), historyKey(taskId), eventsKey(taskId)], args);
         return typeof reply === 'string' ? reply : undefined;
       } catch (error) {
         throw noTaskOr(error, taskId);
@@ -495,6 +529,17 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
 
     async cancelRequested(taskId) {
       return (await redis.exists(cancelKey(taskId))) === 1;
+    },
+
+    async roundEnd(taskId) {
+      const reply = (await runScript(redis, ROUND_END, [taskKey(taskId), cancelKey(taskId)], [])) as [number, string, ...string[]] | null;
+      if (reply === null) return undefined;
+      const [canceled, status, ...chunks] = reply;
+      const artifacts = chunks.flatMap((json) => {
+        const parsed = JSON.parse(json) as ArtifactChunk[];
+        return parsed.length === 0 ? [] : [foldChunks(parsed)];
+      });
+      return { status: status === '' ? undefined : (JSON.parse(status) as TaskStatus), artifacts, canceled: canceled === 1 };
     },
   };
 }

@@ -66,6 +66,52 @@ describe('createRedisTaskStore', () => {
     expect((await store.load('t1', peer('p1')))?.history).toEqual([]);
   });
 
+  describe('within one call (what the SDK loads before each event it applies)', () => {
+    /** The log, counting its loads. */
+    function counting(log: TaskLog): { log: TaskLog; loads: () => number } {
+      let loads = 0;
+      return { log: { ...log, load: (taskId, owner) => { loads += 1; return log.load(taskId, owner); } }, loads: () => loads };
+    }
+
+    it('answers a call’s loads after its save from what it saved, as a copy; another call reads Redis', async () => {
+      const { log, loads } = counting(await makeLog());
+      const store = createRedisTaskStore(log);
+      const call = peer('p1');
+      const saved = task(TaskState.TASK_STATE_SUBMITTED, [message('m0', 'hi')]);
+      await store.save(saved, call);
+      const first = await store.load('t1', call);
+      expect(first).toEqual(saved);
+      expect(loads()).toBe(0);
+      if (first?.status === undefined) throw new Error('no task');
+      // The SDK changes what it loaded before it saves it: the next load is not changed with it.
+      first.status.state = TaskState.TASK_STATE_WORKING;
+      expect((await store.load('t1', call))?.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
+      await store.save(first, call);
+      expect((await store.load('t1', call))?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      expect(loads()).toBe(0);
+      // Another call (another context) reads the stored task: the save wrote no progress.
+      expect((await store.load('t1', peer('p1')))?.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
+      expect(loads()).toBe(1);
+    });
+
+    it('answers the first load of a call from the task it created, and remembers nothing of a refused save', async () => {
+      const raw = await makeLog();
+      const { log, loads } = counting(raw);
+      const store = createRedisTaskStore(log);
+      const call = peer('p1');
+      const fresh = task(TaskState.TASK_STATE_SUBMITTED, [message('m0', 'hi')]);
+      await raw.create(fresh, 'p1');
+      store.created(fresh, call);
+      expect(await store.load('t1', call)).toEqual(fresh);
+      expect(loads()).toBe(0);
+      // Nothing for an unauthenticated call, nor for another peer's call whose save is refused.
+      store.created(fresh, new ServerCallContext());
+      const intruder = peer('p2');
+      await expect(store.save(task(TaskState.TASK_STATE_FAILED, [message('x', 'mine now')]), intruder)).rejects.toMatchObject({ code: 'http.not_found' });
+      expect(await store.load('t1', intruder)).toBeUndefined();
+    });
+  });
+
   describe('saving an existing task (what the SDK does after each event it relays)', () => {
     /** The log, recording what `createOrAddHistory` is sent. */
     function recording(log: TaskLog): { log: TaskLog; sent: Task[] } {

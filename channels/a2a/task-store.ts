@@ -17,6 +17,14 @@
  * (the SDK loads before each save) sends only the user messages the loaded task did not have, and
  * nothing at all, no Redis call, when there are none: the agent messages, the status and the
  * artifacts are the worker's, already in the log.
+ *
+ * The SDK also loads the task before it applies each event of a call, and once more to answer a
+ * Task event. Within one call (one `ServerCallContext`) the store answers those from the task the
+ * call last saved: the call's bus delivers every event of the task's stream in order, and the SDK
+ * applies each one to what it loaded, so what it saved after the last event is the stored task as
+ * of that event (an event applied twice, once in a first load from Redis and once from the bus,
+ * changes nothing: artifacts are replaced by id, messages kept once by id, metadata merged over).
+ * Only a call's first load reads Redis; the others cost a copy.
  */
 import { Role, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
@@ -62,18 +70,46 @@ function storedMessages(): {
   };
 }
 
+/** The SDK's `TaskStore`, told also of a task a call created itself. */
+export interface CallTaskStore extends TaskStore {
+  /**
+   * Records that the call of `context` just stored `task`, new, exactly as given (the executor,
+   * before it announces the task): the call's next load of it needs no read. The task must not
+   * be changed afterwards.
+   */
+  created(task: Task, context: ServerCallContext | undefined): void;
+}
+
 /**
  * Creates the Redis task store.
  *
  * @example
  * const handler = new DefaultRequestHandler(card, createRedisTaskStore(log), executor, busManager);
  */
-export function createRedisTaskStore(log: TaskLog): TaskStore {
+export function createRedisTaskStore(log: TaskLog): CallTaskStore {
   const stored = storedMessages();
+  // Per call, the task it saved last, by task id; dropped with the call's context. Kept as it is:
+  // the SDK never changes a task it saved (it loads a copy for each event).
+  const saved = new WeakMap<ServerCallContext, Map<string, Task>>();
+  const remember = (context: ServerCallContext, task: Task): void => {
+    const calls = saved.get(context) ?? new Map<string, Task>();
+    saved.set(context, calls);
+    calls.set(task.id, task);
+  };
   return {
+    created(task, context) {
+      const owner = ownerOf(context);
+      if (owner === undefined || context === undefined) return;
+      stored.set(owner, task.id, task.history.map((message) => message.messageId));
+      remember(context, task);
+    },
+
     async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
       const owner = ownerOf(context);
       if (owner === undefined) return undefined;
+      // A copy: the SDK changes the task it loaded before it saves it.
+      const own = saved.get(context)?.get(taskId);
+      if (own !== undefined) return structuredClone(own);
       const task = (await log.load(taskId, owner))?.task;
       if (task === undefined) stored.forget(owner, taskId);
       else stored.set(owner, taskId, task.history.map((message) => message.messageId));
@@ -103,7 +139,10 @@ export function createRedisTaskStore(log: TaskLog): TaskStore {
         // The task exists: only a user message it lacks is worth sending (agent messages, the
         // status and the artifacts are the worker's, already in the log).
         const lacking = task.history.filter((message) => message.role === Role.ROLE_USER && !known.has(message.messageId));
-        if (lacking.length === 0) return;
+        if (lacking.length === 0) {
+          remember(context, task);
+          return;
+        }
         // Should the task have expired since it was loaded, this creates it with its status
         // (without the status message) and these messages.
         sent = { ...task, status: task.status === undefined ? undefined : { ...task.status, message: undefined }, history: lacking, artifacts: [] };
@@ -116,6 +155,7 @@ export function createRedisTaskStore(log: TaskLog): TaskStore {
       }
       // Created with, or added to: every message sent is now stored.
       stored.set(owner, task.id, [...(known ?? []), ...sent.history.map((message) => message.messageId)]);
+      remember(context, task);
     },
   };
 }
