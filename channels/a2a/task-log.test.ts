@@ -127,9 +127,10 @@ describe('createTaskLog', () => {
     expect(await log.read('t1', '0')).toHaveLength(1);
   });
 
-  it('makes every key expire, and refreshes the expiry on each write', async () => {
+  it('makes every key expire, and refreshes the expiry with an append once a refresh interval passed', async () => {
     const redis = await connect();
-    const log = createTaskLog({ redis, prefix: prefix(), ttlSeconds: 1000 });
+    let clock = 1_000_000;
+    const log = createTaskLog({ redis, prefix: prefix(), ttlSeconds: 1000, expiryRefreshSeconds: 60, now: () => clock });
     await log.create(newTask(), 'p1');
     await log.append('t1', statusEvent('t1', TaskState.TASK_STATE_WORKING, 'go'));
     await log.requestCancel('t1');
@@ -139,9 +140,16 @@ describe('createTaskLog', () => {
       expect(ttl, key).toBeGreaterThan(900);
       expect(ttl, key).toBeLessThanOrEqual(1000);
     }
-    await redis.expire(keys[0] ?? '', 10);
+    const [snapshot = '', history = '', events = ''] = keys;
+    for (const key of [snapshot, history, events]) await redis.expire(key, 10);
+    // Within the interval: the append sends no EXPIRE.
+    clock += 59_000;
     await log.append('t1', statusEvent('t1', TaskState.TASK_STATE_WORKING, 'again'));
-    expect(await redis.ttl(keys[0] ?? '')).toBeGreaterThan(900);
+    for (const key of [snapshot, history, events]) expect(await redis.ttl(key), key).toBeLessThanOrEqual(10);
+    // Past it: the next append refreshes all three.
+    clock += 1_000;
+    await log.append('t1', artifactEvent('t1', 'a', ['one']));
+    for (const key of [snapshot, history, events]) expect(await redis.ttl(key), key).toBeGreaterThan(900);
   });
 
   it('lists an owner’s tasks newest first, by page, with filters', async () => {

@@ -4,7 +4,8 @@
  * reader never sees one without the other.
  *
  * Keys, under the service's hash-tagged prefix `<p>` (every key of a task lives in one slot, so the
- * scripts work on a cluster), each expiring `ttlSeconds` after the task's last write:
+ * scripts work on a cluster), each expiring about `ttlSeconds` after the task's last write (see
+ * `expiryRefreshSeconds`):
  * - `<p>:a2a:task:<taskId>` hash: `owner`, `createdAtMs`, `updatedAtMs`, `base` (the task's id,
  *   contextId and metadata as created), `status` (TaskStatus JSON), `state`, `statusAtMs`,
  *   `lastEventId`, `metadataPatches` (JSON array of event metadata merged over `base.metadata`),
@@ -27,6 +28,7 @@ import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../../src/protocol/errors.ts';
 import { defineScript, runScript } from '../../src/runtime/redis/redis-script.ts';
 import { shortDigest } from '../../src/runtime/crypto/signing.ts';
+import { expiryMemo } from '../../src/runtime/memo/expiry-memo.ts';
 
 /** An event appended to a task: what the worker writes and every event bus delivers. */
 export type TaskLogEvent =
@@ -97,6 +99,13 @@ export interface TaskLogOptions {
   readonly maxEvents?: number;
   /** The clock, for creation and update times. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * How long after this log last refreshed a task's expiry an append refreshes it again, in
+   * seconds: a task takes several appends a turn, and each refresh was three commands. Its keys
+   * then outlive its last write by between `ttlSeconds` less this and `ttlSeconds`. Default an
+   * hour, or a tenth of `ttlSeconds` when that is shorter.
+   */
+  readonly expiryRefreshSeconds?: number;
 }
 
 /** Options of {@link TaskLog.read} and {@link TaskLog.readMany}. */
@@ -242,7 +251,8 @@ return 1
 
 /*
  * KEYS[1] snapshot, KEYS[2] history, KEYS[3] events.
- * ARGV[1] kind ('status' | 'artifact'), [2] event JSON, [3] now ms, [4] ttl s, [5] MAXLEN,
+ * ARGV[1] kind ('status' | 'artifact'), [2] event JSON, [3] now ms, [4] ttl s ('': the expiry is
+ * not refreshed), [5] MAXLEN,
  * [6] metadata patch JSON ('' none), [7] idempotency digest ('' none).
  * status: [8] status JSON, [9] state, [10] status ms, [11] message id ('' none), [12] message JSON.
  * artifact: [8] artifact id, [9] chunk JSON, [10] '1' to append, [11] artifact id as JSON string.
@@ -291,7 +301,9 @@ if ARGV[7] ~= '' then
   set[#set + 1] = id
 end
 redis.call('HSET', KEYS[1], unpack(set))
-for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ARGV[4]) end
+if ARGV[4] ~= '' then
+  for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ARGV[4]) end
+end
 return id
 `);
 
@@ -348,6 +360,7 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
   const maxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
   const now = options.now ?? Date.now;
+  const expiries = expiryMemo(1000 * (options.expiryRefreshSeconds ?? Math.min(3600, ttlSeconds / 10)), now);
 
   const taskKey = (taskId: string): string => `${prefix}:a2a:task:${taskId}`;
   const historyKey = (taskId: string): string => `${taskKey(taskId)}:history`;
@@ -420,10 +433,11 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
     },
 
     async append(taskId, event, idempotencyKey) {
+      const refresh = expiries.due(taskId);
       const common = (metadata: Record<string, unknown> | undefined): (string | number)[] => [
         JSON.stringify({ kind: event.kind, data: event.data }),
         now(),
-        ttlSeconds,
+        refresh ? ttlSeconds : '',
         maxEvents,
         metadata === undefined || Object.keys(metadata).length === 0 ? '' : JSON.stringify(metadata),
         idempotencyKey === undefined || idempotencyKey === '' ? '' : shortDigest(idempotencyKey, 16),
@@ -445,6 +459,8 @@ export function createTaskLog(options: TaskLogOptions): TaskLog {
       }
       try {
         const reply = await runScript(redis, APPEND, [taskKey(taskId), historyKey(taskId), eventsKey(taskId)], args);
+        // A refused append (the task ended) wrote nothing; a repeat found what an append wrote.
+        if (refresh && typeof reply === 'string') expiries.set(taskId);
         return typeof reply === 'string' ? reply : undefined;
       } catch (error) {
         throw noTaskOr(error, taskId);

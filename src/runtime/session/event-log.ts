@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { recentMap } from '../memo/recent-map.ts';
+import { expiryMemo } from '../memo/expiry-memo.ts';
 
 /** The kinds of entries in a session's event log. */
 export type EventLogType =
@@ -162,21 +162,6 @@ const BATCH_FIELD = 'batch';
 
 /** What a write's `written` gives when there is no archive to wait for. */
 const ARCHIVED: Promise<void> = Promise.resolve();
-
-/** Sessions whose last expiry a log remembers; past this, the longest-remembered are forgotten. */
-const REMEMBERED_EXPIRIES = 10_000;
-
-/**
- * When each session's log last had its expiry set (ms since the epoch), so a write sends `EXPIRE`
- * only once `refreshMs` have passed since; `due` says whether it is time, `set` records it.
- */
-function expiryMemo(refreshMs: number, now: () => number): { due(sessionId: string): boolean; set(sessionId: string): void } {
-  const setAt = recentMap<string, number>(REMEMBERED_EXPIRIES);
-  return {
-    due: (sessionId) => now() - (setAt.get(sessionId) ?? -Infinity) >= refreshMs,
-    set: (sessionId) => { setAt.set(sessionId, now()); },
-  };
-}
 
 /** The Redis key of a session's log stream: `<prefix>:s:<session>:log`. */
 export function eventLogKey(prefix: string, sessionId: string): string {
