@@ -19,10 +19,11 @@ import { instantModel } from './instant-model.ts';
 import type { Target } from './load.ts';
 import type { LatencyTracker } from './stats.ts';
 
-const appDir = fileURLToPath(new URL('./app/', import.meta.url));
+/** The bench app (bench/app): the follow-up app and one peer. */
+export const BENCH_APP_DIR = fileURLToPath(new URL('./app/', import.meta.url));
 
 /** The token of the bench app's one peer (`bench-peer`, `token: env:BENCH_PEER_TOKEN`). */
-const PEER_TOKEN = 'bench-peer-token-0123456789abcdef';
+export const PEER_TOKEN = 'bench-peer-token-0123456789abcdef';
 
 /** Every channel, the `a2a` one with a per-peer rate limit the bench never reaches. */
 const channels = CHANNEL_MODULES.map((module) => (module.id === 'a2a' ? createA2aChannelModule({ rate: { max: 1_000_000_000, windowMs: 60_000 } }) : module));
@@ -37,7 +38,7 @@ export interface SwitchboardConfig {
 /** Starts switchboard in this process with the instant model, the bench app (bench/app) and no logs. */
 export async function startSwitchboard(config: SwitchboardConfig): Promise<Service> {
   const { redisUrl, prefix, role } = config;
-  const env = loadEnv({ SWITCHBOARD_APP: appDir, LOG_LEVEL: 'silent', REDIS_URL: redisUrl, BENCH_PEER_TOKEN: PEER_TOKEN }, { appDir });
+  const env = loadEnv({ SWITCHBOARD_APP: BENCH_APP_DIR, LOG_LEVEL: 'silent', REDIS_URL: redisUrl, BENCH_PEER_TOKEN: PEER_TOKEN }, { appDir: BENCH_APP_DIR });
   return startService({ env, role, redisUrl, logger: pino({ level: 'silent' }), prefix, port: 0, model: instantModel, channels });
 }
 

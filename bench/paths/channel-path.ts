@@ -11,8 +11,8 @@ import type { Service } from '../../service/create-service.ts';
 export interface PathContext {
   /** The key prefix the service runs under. */
   readonly prefix: string;
-  /** Starts the bench switchboard (see `service.ts`) with these channel variables and channels. */
-  startService(variables: Readonly<Record<string, string>>, channels: readonly ChannelModule[]): Promise<Service>;
+  /** Starts the bench switchboard (see `service.ts`) with these channel variables and channels, and this app (default the channel bench app). */
+  startService(variables: Readonly<Record<string, string>>, channels: readonly ChannelModule[], appDir?: string): Promise<Service>;
   /**
    * Connections to the bench's Redis that the bench opened before it began counting the service's
    * round trips, for a path that reads Redis itself (the web chat's event store): a command

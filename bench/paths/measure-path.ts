@@ -126,7 +126,7 @@ export async function measurePath(path: ChannelPath, redisUrl: string, common: P
       prefix,
       redis,
       subscriber,
-      startService: (variables, channels) => startChannelService({ redisUrl, prefix, variables, channels }),
+      startService: (variables, channels, appDir) => startChannelService({ redisUrl, prefix, variables, channels, ...(appDir === undefined ? {} : { appDir }) }),
     });
     running = started;
     const read = async (): Promise<Reading> => ({ commands: await commandCounts(redis), writes: counted.count(), calls: started.providerCalls(), at: performance.now() });

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- --paths`: what one message costs on each channel path, from the provider's
  * webhook (or mailbox) to the provider API call with the answer: web chat, SMS (Twilio), Slack
- * (Events API), WhatsApp (Cloud API) and email (IMAP -> SMTP), each on a switchboard of its own
+ * (Events API), WhatsApp (Cloud API), email (IMAP -> SMTP) and a peer over A2A, each on a switchboard of its own
  * with the instant model, on one private `redis-server`. Prints one markdown table (see
  * `report.ts`); bench/RESULTS.md, "Channel paths", explains the figures.
  */
@@ -16,6 +16,7 @@ import { machineLine, prepareBenchRedis } from './machine.ts';
 import { measurePath, type PathFigures, type PathPlan } from './measure-path.ts';
 import { printPaths } from './report.ts';
 import { slackPath } from './slack-path.ts';
+import { a2aPath } from './a2a-path.ts';
 import { smsPath } from './sms-path.ts';
 import { webPath } from './web-path.ts';
 import { whatsappPath } from './whatsapp-path.ts';
@@ -28,7 +29,7 @@ import { whatsappPath } from './whatsapp-path.ts';
 const plan: PathPlan = { rate: 8, warmUp: 16, measured: 80, tail: 8, senders: 20, idleMs: 2000 };
 
 /** The web chat first: every other path is compared with it. */
-const PATHS: readonly ChannelPath[] = [webPath, smsPath, slackPath, whatsappPath, emailPath];
+const PATHS: readonly ChannelPath[] = [webPath, smsPath, slackPath, whatsappPath, emailPath, a2aPath];
 
 /** Runs the bench; resolves to whether every path was measured. */
 export async function runPaths(): Promise<boolean> {

@@ -19,12 +19,15 @@ export interface ChannelServiceConfig {
   /** The channel variables (`SLACK_BOT_TOKEN`, `TWILIO_API_URL`, …) on top of the bench's own. */
   readonly variables: Readonly<Record<string, string>>;
   readonly channels: readonly ChannelModule[];
+  /** The app folder. Default the channel bench app (`bench/paths/app`). */
+  readonly appDir?: string;
 }
 
 /** Starts switchboard (`role: 'all'`) in this process on a free port. */
 export async function startChannelService(config: ChannelServiceConfig): Promise<Service> {
   const { redisUrl, prefix, variables, channels } = config;
-  const env = loadEnv({ SWITCHBOARD_APP: appDir, LOG_LEVEL: 'silent', REDIS_URL: redisUrl, ...variables }, { appDir });
+  const app = config.appDir ?? appDir;
+  const env = loadEnv({ SWITCHBOARD_APP: app, LOG_LEVEL: 'silent', REDIS_URL: redisUrl, ...variables }, { appDir: app });
   return startService({ env, role: 'all', redisUrl, logger: pino({ level: 'silent' }), prefix, port: 0, model: instantModel, channels });
 }
 
