@@ -32,13 +32,13 @@ function answerParts(artifacts: readonly Artifact[], turnId: string) {
 }
 
 /** The status event that ends the task's round for a turn settled in `turnState`, or none when a part already ended it. */
-function finalStatus(task: RoundEnd, output: Extract<A2aOutput, { kind: 'final' }>): A2aOutput | undefined {
-  const { canceled } = task;
-  const current = task.status;
+function finalStatus(round: RoundEnd, output: Extract<A2aOutput, { kind: 'final' }>): A2aOutput | undefined {
+  const { canceled } = round;
+  const current = round.status;
   if (current !== undefined && SETTLED_STATES.has(current.state) && current.message?.metadata?.['turnId'] === output.turnId && !canceled) return undefined;
   const where = { taskId: output.taskId, contextId: output.contextId };
   const state = canceled ? TaskState.TASK_STATE_CANCELED : finalState(output.turnState);
-  const parts = state === TaskState.TASK_STATE_COMPLETED ? answerParts(task.artifacts, output.turnId) : [];
+  const parts = state === TaskState.TASK_STATE_COMPLETED ? answerParts(round.artifacts, output.turnId) : [];
   const words = canceled ? 'The task was canceled; the turn stopped.' : `The turn ended in "${output.turnState}".`;
   const message = agentMessage(`${output.turnId}.final`, where, parts.length > 0 ? parts : [{ text: words, metadata: { partType: canceled ? 'error' : 'response' } }], { turnId: output.turnId, finalizedBy: output.turnState });
   const metadata = { turnId: output.turnId, turnState: output.turnState };
