@@ -339,7 +339,7 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     }
   });
 
-  it('a2a: the task log (create, deduped append, list, cancel flag) and the per-peer rate', async () => {
+  it('a2a: the task log (create, deduped append, list, cancel flag, a round\'s end) and the per-peer rate', async () => {
     const log = createTaskLog({ redis, prefix });
     const at = new Date().toISOString();
     const task: Task = { id: 't-1', contextId: 'c-1', status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: at }, artifacts: [], history: [], metadata: {} };
@@ -351,6 +351,9 @@ describeOnCluster('Lua scripts on a Redis Cluster', (cluster) => {
     expect((await log.list('peer-a')).tasks.map((listed) => listed.id)).toEqual(['t-1']);
     expect(await log.requestCancel('t-1')).toBe(true);
     expect(await log.cancelRequested('t-1')).toBe(true);
+    const end = await log.roundEnd('t-1');
+    expect(end?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(end?.canceled).toBe(true);
     const rate = createPeerRate({ redis, prefix, max: 1 });
     expect(await rate.retryAfterSeconds('peer-a')).toBeUndefined();
     expect(await rate.retryAfterSeconds('peer-a')).toBeGreaterThan(0);
