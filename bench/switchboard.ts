@@ -25,8 +25,11 @@ export const BENCH_APP_DIR = fileURLToPath(new URL('./app/', import.meta.url));
 /** The token of the bench app's one peer (`bench-peer`, `token: env:BENCH_PEER_TOKEN`). */
 export const PEER_TOKEN = 'bench-peer-token-0123456789abcdef';
 
-/** Every channel, the `a2a` one with a per-peer rate limit the bench never reaches. */
-const channels = CHANNEL_MODULES.map((module) => (module.id === 'a2a' ? createA2aChannelModule({ rate: { max: 1_000_000_000, windowMs: 60_000 } }) : module));
+/** The `a2a` channel with a per-peer rate limit the bench never reaches. */
+export const unthrottledA2a = createA2aChannelModule({ rate: { max: 1_000_000_000, windowMs: 60_000 } });
+
+/** Every channel, the `a2a` one {@link unthrottledA2a}. */
+const channels = CHANNEL_MODULES.map((module) => (module.id === 'a2a' ? unthrottledA2a : module));
 
 /** How a bench switchboard process is started (also the config of `bench-worker.ts`). */
 export interface SwitchboardConfig {
@@ -88,34 +91,51 @@ export async function createSwitchboardTarget(url: string, redisUrl: string, pre
   };
 }
 
-/**
- * A target calling the service at `url` as the bench app's peer: each message is one JSON-RPC
- * `SendMessage` (a new task) on `POST /a2a/jsonrpc`, answered once the turn settled, so the answer
- * is the delivery and the latency is the round trip. `callers` (default 1) is how many calls a
- * closed loop keeps under way, one after another each (the tasks are independent).
- */
-export function createA2aTarget(url: string, callers = 1): Target {
+/** Calls of the bench app's peer to the service at `url`: one JSON-RPC `SendMessage` each, a new task. */
+export interface A2aCaller {
+  /** Sends `text` and resolves once the answer, the task completed, came back; throws on any other answer. */
+  call(text: string): Promise<void>;
+  close(): void;
+}
+
+/** An {@link A2aCaller} of the service at `url`, with the peer's bearer token. */
+export function createA2aCaller(url: string): A2aCaller {
   const http = createJsonPoster(url);
   const headers = { authorization: `Bearer ${PEER_TOKEN}`, 'a2a-version': '1.0' };
-  let tracker: LatencyTracker | undefined;
   let id = 0;
+  return {
+    async call(text) {
+      id += 1;
+      const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] };
+      const response = await http.post('/a2a/jsonrpc', { jsonrpc: '2.0', id, method: 'SendMessage', params: { message } }, headers);
+      const answer = response.status === 200 ? (JSON.parse(response.body) as { result?: { task?: { status?: { state?: string } } } }) : undefined;
+      if (answer?.result?.task?.status?.state !== 'TASK_STATE_COMPLETED') throw new Error(`SendMessage ${text} answered ${String(response.status)}: ${response.body.slice(0, 300)}`);
+    },
+    close() {
+      http.close();
+    },
+  };
+}
+
+/**
+ * A target calling the service at `url` as the bench app's peer ({@link createA2aCaller}): the
+ * answer is the delivery and the latency is the round trip. `callers` (default 1) is how many
+ * calls a closed loop keeps under way, one after another each (the tasks are independent).
+ */
+export function createA2aTarget(url: string, callers = 1): Target {
+  const caller = createA2aCaller(url);
+  let tracker: LatencyTracker | undefined;
   return {
     conversations: callers,
     async send(_index, key) {
-      id += 1;
-      const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: key }] };
-      const response = await http.post('/a2a/jsonrpc', { jsonrpc: '2.0', id, method: 'SendMessage', params: { message } }, headers);
-      const at = performance.now();
-      const answer = response.status === 200 ? (JSON.parse(response.body) as { result?: { task?: { status?: { state?: string } } } }) : undefined;
-      const settled = answer?.result?.task?.status?.state;
-      if (settled !== 'TASK_STATE_COMPLETED') throw new Error(`SendMessage ${key} answered ${String(response.status)}: ${response.body.slice(0, 300)}`);
-      tracker?.delivered(key, at);
+      await caller.call(key);
+      tracker?.delivered(key, performance.now());
     },
     track(next) {
       tracker = next;
     },
     close() {
-      http.close();
+      caller.close();
       return Promise.resolve();
     },
   };

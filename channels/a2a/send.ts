@@ -10,6 +10,9 @@ import { agentMessage, taskOf, type A2aOutput } from './render.ts';
 import type { RoundEnd, TaskLog } from './task-log.ts';
 import { fromA2aPart } from './a2a-parts.ts';
 
+/** What is appended to a task: an output other than the turn's settlement. */
+type TaskEvent = Exclude<A2aOutput, { readonly kind: 'final' }>;
+
 /** Task states after which no more events come for the task's current round. */
 const SETTLED_STATES: ReadonlySet<TaskState> = new Set([
   TaskState.TASK_STATE_COMPLETED,
@@ -32,7 +35,7 @@ function answerParts(artifacts: readonly Artifact[], turnId: string) {
 }
 
 /** The status event that ends the task's round for a turn settled in `turnState`, or none when a part already ended it. */
-function finalStatus(round: RoundEnd, output: Extract<A2aOutput, { kind: 'final' }>): A2aOutput | undefined {
+function finalStatus(round: RoundEnd, output: Extract<A2aOutput, { kind: 'final' }>): TaskEvent | undefined {
   const { canceled } = round;
   const current = round.status;
   if (current !== undefined && SETTLED_STATES.has(current.state) && current.message?.metadata?.['turnId'] === output.turnId && !canceled) return undefined;
@@ -45,14 +48,14 @@ function finalStatus(round: RoundEnd, output: Extract<A2aOutput, { kind: 'final'
   return { kind: 'statusUpdate', data: { ...where, status: { state, message, timestamp: new Date().toISOString() }, metadata } };
 }
 
-/** Whether `output` may end the task's round: a failure, or the turn's settlement. */
-function endsTask(output: A2aOutput): boolean {
-  return output.kind === 'final' || (output.kind === 'statusUpdate' && output.data.status?.state === TaskState.TASK_STATE_FAILED);
-}
-
-/** The output as stored: a failure of a task whose peer asked to cancel it is its cancellation. */
-function asCanceled(output: A2aOutput, canceled: boolean): A2aOutput {
-  if (!canceled || output.kind !== 'statusUpdate' || output.data.status?.state !== TaskState.TASK_STATE_FAILED) return output;
+/**
+ * The event as stored: a failure of a task whose peer asked to cancel it is its cancellation. The
+ * flag is read for failures alone (one read less per part); the turn's settlement reads it with
+ * the task's status and artifacts (`finalEvent`).
+ */
+async function asStored(log: TaskLog, taskId: string, output: TaskEvent): Promise<TaskEvent> {
+  if (output.kind !== 'statusUpdate' || output.data.status?.state !== TaskState.TASK_STATE_FAILED) return output;
+  if (!(await log.cancelRequested(taskId))) return output;
   return { kind: 'statusUpdate', data: { ...output.data, status: { ...output.data.status, state: TaskState.TASK_STATE_CANCELED } } };
 }
 
@@ -64,15 +67,13 @@ export async function sendToTask(log: TaskLog, delivery: OutboundDelivery): Prom
   const { taskId } = taskOf(delivery.destination);
   if (taskId === '') throw new SwitchboardError('delivery.failed', 'An a2a delivery names no task.', { details: { permanent: true, address: delivery.destination.address } });
   const output = delivery.payload as unknown as A2aOutput;
-  // Only an ending can be a cancellation: the flag is read for those alone (one read less per
-  // part), with the status and artifacts when the ending is the turn's settlement.
-  const event = output.kind === 'final' ? await finalEvent(log, taskId, output) : asCanceled(output, endsTask(output) && (await log.cancelRequested(taskId)));
-  if (event === undefined || event.kind === 'final') return {};
+  const event = output.kind === 'final' ? await finalEvent(log, taskId, output) : await asStored(log, taskId, output);
+  if (event === undefined) return {};
   const id = await log.append(taskId, event, delivery.idempotencyKey);
   return id === undefined ? {} : { providerMessageId: id };
 }
 
-async function finalEvent(log: TaskLog, taskId: string, output: Extract<A2aOutput, { kind: 'final' }>): Promise<A2aOutput | undefined> {
+async function finalEvent(log: TaskLog, taskId: string, output: Extract<A2aOutput, { kind: 'final' }>): Promise<TaskEvent | undefined> {
   const stored = await log.roundEnd(taskId);
   if (stored === undefined) throw new SwitchboardError('delivery.failed', `Task ${taskId} is not stored.`, { details: { permanent: true, taskId } });
   return finalStatus(stored, output);

@@ -30,6 +30,17 @@ describe('accepted injections', () => {
     expect(accepted.oldest('s1')).toBeUndefined();
   });
 
+  it('forgets the later of two accepts stored as the same JSON when the later stored nothing', () => {
+    const accepted = acceptedInjections();
+    const first = accepted.stored('s1', sampleInjection('m1'));
+    const second = accepted.stored('s1', sampleInjection('m2'));
+    // The same message sent again, to the byte: its accept finds it stored and stores nothing.
+    accepted.notStored('s1', accepted.stored('s1', sampleInjection('m1')));
+    expect(accepted.oldest('s1')?.json).toBe(first);
+    accepted.moved('s1', first);
+    expect(accepted.oldest('s1')?.json).toBe(second);
+  });
+
   it('remembers 32 injections a session and the most recently accepted-into sessions', () => {
     const accepted = acceptedInjections(2);
     for (let n = 0; n < 40; n += 1) accepted.stored('busy', sampleInjection(`b${String(n)}`));

@@ -34,6 +34,11 @@ const PER_SESSION = 32;
 /** An {@link AcceptedInjections} of at most `sessions` sessions (default 1000; 0 remembers nothing), 32 injections each. */
 export function acceptedInjections(sessions = SESSIONS): AcceptedInjections {
   const bySession = recentMap<string, AcceptedInjection[]>(sessions);
+  // Drops entries `from` to `to` of the session's list (the whole session when that is all of it).
+  const drop = (sessionId: string, waiting: AcceptedInjection[], from: number, to: number): void => {
+    if (to - from + 1 === waiting.length) bySession.delete(sessionId);
+    else waiting.splice(from, to - from + 1);
+  };
   return {
     stored(sessionId, injection) {
       const json = JSON.stringify(injection);
@@ -45,10 +50,9 @@ export function acceptedInjections(sessions = SESSIONS): AcceptedInjections {
     },
     notStored(sessionId, json) {
       const waiting = bySession.get(sessionId);
-      const at = waiting?.findIndex((entry) => entry.json === json) ?? -1;
-      if (waiting === undefined || at < 0) return;
-      if (waiting.length === 1) bySession.delete(sessionId);
-      else waiting.splice(at, 1);
+      // From the newest: a repeat stored as the very same JSON as an earlier accept is the later one.
+      const at = waiting?.findLastIndex((entry) => entry.json === json) ?? -1;
+      if (waiting !== undefined && at >= 0) drop(sessionId, waiting, at, at);
     },
     oldest(sessionId) {
       return bySession.get(sessionId)?.[0];
@@ -56,9 +60,7 @@ export function acceptedInjections(sessions = SESSIONS): AcceptedInjections {
     moved(sessionId, json) {
       const waiting = bySession.get(sessionId);
       const at = waiting?.findIndex((entry) => entry.json === json) ?? -1;
-      if (waiting === undefined || at < 0) return;
-      if (at + 1 === waiting.length) bySession.delete(sessionId);
-      else waiting.splice(0, at + 1);
+      if (waiting !== undefined && at >= 0) drop(sessionId, waiting, 0, at);
     },
   };
 }

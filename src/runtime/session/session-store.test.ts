@@ -352,17 +352,11 @@ describe('an accept with a condition', () => {
 
 describe('a finish that writes the turn\'s last log entry', () => {
   it('adds the entry in the clearing\'s script, archives it with its id, and sets the log\'s expiry when due', async () => {
-    const redis = await connect();
-    const store = createSessionStore({ redis, prefix: prefix() });
-    const { log, archived } = archivingLog(redis);
-    const record = await startTurn(store, 'sw1', 'w1');
+    const { redis, store, log, archived, record } = await loggedTurn('sw1', 'w1');
     const entries = [{ type: 'delivery' as const, turnId: record.turnId, data: { key: 'k1' } }, { type: 'turn_settled' as const, turnId: record.turnId, actor: 'main', data: { turnState: 'complete' } }];
     expect(await store.finishTurn(record, [say('hi')], undefined, { logWrite: log.prepare('sw1', entries) })).toBe(0);
     expect(await redis.exists(`${prefix()}:s:sw1:turn`)).toBe(0);
-    const stored = await log.read('sw1');
-    expect(stored.map(({ type, turnId, data }) => ({ type, turnId, data }))).toEqual(entries.map(({ type, turnId, data }) => ({ type, turnId, data })));
-    expect(archived).toEqual([stored]);
-    expect(await redis.ttl(eventLogKey(prefix(), 'sw1'))).toBeGreaterThan(3500);
+    await expectLogged({ redis, log, archived }, 'sw1', entries);
     // A second write soon after does not set the expiry again.
     await redis.persist(eventLogKey(prefix(), 'sw1'));
     const next = await startTurn(store, 'sw1', 'w1b');
@@ -401,18 +395,12 @@ describe('a finish that writes the turn\'s last log entry', () => {
 
 describe('a save that writes the log\'s buffered entries', () => {
   it('sets the record and adds the entries in one script, archives them with their id, and sets the log\'s expiry when due', async () => {
-    const redis = await connect();
-    const store = createSessionStore({ redis, prefix: prefix() });
-    const { log, archived } = archivingLog(redis);
-    const record = await startTurn(store, 'sv1', 'v1');
+    const { redis, store, log, archived, record } = await loggedTurn('sv1', 'v1');
     const settling: TurnRecord = { ...record, status: 'settled', settledAs: 'complete' };
     const entries = [{ type: 'delivery' as const, turnId: record.turnId, data: { key: 'k1' } }, { type: 'turn_state' as const, turnId: record.turnId, actor: 'main', data: { turnState: 'complete' } }];
     await store.saveTurn(settling, log.prepare('sv1', entries));
     expect(JSON.parse((await redis.get(`${prefix()}:s:sv1:turn`)) ?? 'null')).toEqual(settling);
-    const stored = await log.read('sv1');
-    expect(stored.map(({ type, turnId, data }) => ({ type, turnId, data }))).toEqual(entries.map(({ type, turnId, data }) => ({ type, turnId, data })));
-    expect(archived).toEqual([stored]);
-    expect(await redis.ttl(eventLogKey(prefix(), 'sv1'))).toBeGreaterThan(3500);
+    await expectLogged({ redis, log, archived }, 'sv1', entries);
   });
 
   it('saves neither when the log\'s key cannot take the entry', async () => {
@@ -427,11 +415,25 @@ describe('a save that writes the log\'s buffered entries', () => {
   });
 });
 
-/** An event log whose sessions expire after an hour, and what its archive was given. */
-function archivingLog(redis: Awaited<ReturnType<typeof connect>>): { log: BatchEventLog; archived: StoredEventLogEntry[][] } {
+/** A running turn of `sessionId` begun from message `messageId`, beside an event log whose sessions expire after an hour and whose archive records what it was given. */
+async function loggedTurn(sessionId: string, messageId: string): Promise<{ redis: Awaited<ReturnType<typeof connect>>; store: SessionStore; log: BatchEventLog; archived: StoredEventLogEntry[][]; record: TurnRecord }> {
+  const redis = await connect();
+  const store = createSessionStore({ redis, prefix: prefix() });
   const archived: StoredEventLogEntry[][] = [];
   const log = createEventLog({ redis, prefix: prefix(), maxAgeSeconds: 3600, archive: (_session, entries) => { archived.push([...entries]); return Promise.resolve(); } });
-  return { log, archived };
+  return { redis, store, log, archived, record: await startTurn(store, sessionId, messageId) };
+}
+
+/** The session's log holds `entries` (as one write, archived with their ids) and was given its hour's expiry. */
+async function expectLogged(
+  { redis, log, archived }: Pick<Awaited<ReturnType<typeof loggedTurn>>, 'redis' | 'log' | 'archived'>,
+  sessionId: string,
+  entries: readonly { type: string; turnId?: string; data: Record<string, unknown> }[],
+): Promise<void> {
+  const stored = await log.read(sessionId);
+  expect(stored.map(({ type, turnId, data }) => ({ type, turnId, data }))).toEqual(entries.map(({ type, turnId, data }) => ({ type, turnId, data })));
+  expect(archived).toEqual([stored]);
+  expect(await redis.ttl(eventLogKey(prefix(), sessionId))).toBeGreaterThan(3500);
 }
 
 /** A lock held with `token`, watched in `watchKey`, and whether its holder was told it was let go. */
