@@ -42,6 +42,28 @@ describe('Outbound.deliver', () => {
     expect(await inspector('slack').getJobCounts('waiting', 'completed', 'delayed')).toEqual({ waiting: 0, completed: 0, delayed: 0 });
   });
 
+  it('starts the sender\'s own reads ahead of its claim, for the very delivery it then sends; a repeat is read for, not sent', async () => {
+    const redis = resources.redis('worker');
+    const ledger = createDeliveryLedger({ redis, prefix: prefix() });
+    const prefetched: { delivery: OutboundDelivery; entry: Promise<unknown> }[] = [];
+    const sent: OutboundDelivery[] = [];
+    const sender = {
+      ...scriptedSender(),
+      // What the ledger held when the read ran: Redis runs one client's commands in order.
+      prefetch(delivery: OutboundDelivery) { prefetched.push({ delivery, entry: ledger.read(delivery.idempotencyKey) }); },
+      send(delivery: OutboundDelivery) { sent.push(delivery); return Promise.resolve({ providerMessageId: 'M1' }); },
+    };
+    const out = outbound(redis, { senders: { slack: sender } });
+    const first = sampleDelivery('slack', 'k-pre');
+    await out.deliver(first);
+    await out.deliver(sampleDelivery('slack', 'k-pre'));
+    expect(prefetched).toHaveLength(2);
+    expect(await prefetched[0]?.entry).toBeUndefined();
+    expect(await prefetched[1]?.entry).toMatchObject({ state: 'sent' });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBe(prefetched[0]?.delivery);
+  });
+
   it('queues deliveries over the destination limit behind each other, and sends them in order', async () => {
     const sender = scriptedSender(() => Promise.resolve({}), { destinationRateLimit: { max: 1, durationMs: 300 } });
     const out = outbound(resources.redis('worker'), { senders: { sms: sender } });

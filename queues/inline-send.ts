@@ -146,6 +146,8 @@ export function createInlineSend(options: InlineSendOptions): InlineSend {
 
   return {
     async attempt(delivery, sender) {
+      // The sender's own reads leave with the claim (one socket write), rather than after it.
+      sender.prefetch?.(delivery);
       const [kind] = await claim(delivery, sender);
       if (kind === 'sent' || kind === 'inflight') return { kind: 'duplicate' };
       if (kind !== 'go') return { kind: 'queue' };

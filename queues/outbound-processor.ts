@@ -114,6 +114,7 @@ export function createDeliveryProcessor(options: DeliveryProcessorOptions): Deli
     const delivery = job.data.item;
     const key = delivery.idempotencyKey;
     const jobId = job.id ?? '';
+    sender.prefetch?.(delivery);
     const found = await ledger.begin(key, jobId, sender.providerIdempotent ?? false);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const begun = found.kind === 'unconfirmed' ? await resolveUnconfirmed({ sender, ledger, failures, delivery, jobId, since: found.since, ...(found.silentSince === undefined ? {} : { silentSince: found.silentSince }), lastAttempt }) : found;

@@ -5,7 +5,7 @@ import { DeliveryError } from './delivery-error.ts';
 import { createDeliveryLedger } from './delivery-ledger.ts';
 import { outboundJobId } from './job-ids.ts';
 import { createOutbound, outboundQueueName } from './outbound-queue.ts';
-import type { ChannelRateLimit } from './outbound-types.ts';
+import type { ChannelRateLimit, OutboundDelivery } from './outbound-types.ts';
 import { outboundHarness, scriptedSender, waitForCounts } from './outbound-test-kit.ts';
 import { redisOptionsOf, sampleDelivery, useTestResources } from './queue-test-kit.ts';
 
@@ -33,6 +33,31 @@ describe('createOutbound', () => {
     expect((await out.enqueue(sampleDelivery('web', 'turn-1/part-0/web:c1'))).duplicate).toBe(true);
     expect(sender.calls).toHaveLength(1);
     expect((await queue.getJob(first.jobId))?.returnvalue).toEqual({ providerMessageId: 'SM1' });
+  });
+
+  it('starts the sender\'s own reads for a queued delivery before it records the intent, for the very delivery it sends', async () => {
+    const redis = resources.redis('worker');
+    const ledger = createDeliveryLedger({ redis, prefix: prefix() });
+    const prefetched: { delivery: OutboundDelivery; entry: Promise<unknown> }[] = [];
+    const sent: OutboundDelivery[] = [];
+    const sender = {
+      ...scriptedSender(),
+      prefetch(delivery: OutboundDelivery) {
+        prefetched.push({ delivery, entry: ledger.read(delivery.idempotencyKey) });
+      },
+      send(delivery: OutboundDelivery) {
+        sent.push(delivery);
+        return Promise.resolve({ providerMessageId: 'SM2' });
+      },
+    };
+    const out = outbound(redis, { senders: { web: sender } });
+    await out.enqueue(sampleDelivery('web', 'turn-2/part-0/web:c1'));
+    out.startWorkers();
+    await waitForCounts(inspector('web'), { completed: 1 });
+    expect(prefetched).toHaveLength(1);
+    expect(await prefetched[0]?.entry).toBeUndefined();
+    expect(sent).toEqual([prefetched[0]?.delivery]);
+    expect(sent[0]).toBe(prefetched[0]?.delivery);
   });
 
   it('retries a send that failed twice with 503 and sends it once', async () => {

@@ -55,6 +55,15 @@ export interface ChannelSender {
    */
   send(delivery: OutboundDelivery): Promise<SendReceipt>;
   /**
+   * Starts the reads {@link ChannelSender.send} makes before it calls the provider (an opt-out
+   * list, a contact's service window) for `delivery`. The outbound step calls it in the same tick
+   * as the script that claims the delivery, so those reads leave in the claim's socket write
+   * instead of a round trip of their own after it; `send` is then given the same delivery object.
+   * It may be called for a delivery that is then not sent (the claim found it sent, or held it
+   * back), and `send` may be called without it. Must not throw. Default: none.
+   */
+  prefetch?(delivery: OutboundDelivery): void;
+  /**
    * Rate limit of the whole channel (a fixed window counted in Redis), across every worker, for
    * inline and queued sends alike. Default: none.
    */

@@ -103,9 +103,13 @@ export function createPeerTurns(options: PeerTurnsOptions) {
       }
       // Both before the message is enqueued: nothing the worker appends is in the announced task.
       try {
-        // The enqueue decides which task runs the message; the record points a repeat to it.
-        const first = await options.messages.firstTask(peer.id, message.messageId, taskId);
-        const { duplicate } = await options.enqueue(injection);
+        // The enqueue decides which task runs the message; the record points a repeat to it. The
+        // record is asked for in the enqueue's tick, ahead of it (one socket write, run in that
+        // order); a record that could not be read is written over by the task the enqueue took.
+        const [recorded, enqueued] = await Promise.allSettled([options.messages.firstTask(peer.id, message.messageId, taskId), options.enqueue(injection)]);
+        if (enqueued.status === 'rejected') throw enqueued.reason;
+        const { duplicate } = enqueued.value;
+        const first = recorded.status === 'fulfilled' ? recorded.value : undefined;
         if (!duplicate && first !== taskId) await options.messages.claim(peer.id, message.messageId, taskId);
         if (duplicate) await refuseDuplicate(log, injection.id, message.messageId, { taskId, contextId }, await options.messages.firstTask(peer.id, message.messageId, taskId));
       } catch (error) {

@@ -6,6 +6,7 @@
  */
 import { DeliveryError } from '../../queues/delivery-error.ts';
 import type { ChannelRateLimit, ChannelSender } from '../../queues/outbound-types.ts';
+import { prefetchedRead } from '../kit/prefetched-read.ts';
 import { createSmsFindSent } from './find-sent.ts';
 import { readSmsPayload } from './sms-payload.ts';
 import type { SmsStore } from './sms-store.ts';
@@ -52,16 +53,18 @@ function deliveryErrorOf(error: unknown): DeliveryError {
 
 /** Creates the sender. */
 export function createSmsSender(options: SmsSenderOptions): ChannelSender {
+  // Opt-outs are kept per address as people write from it: an SMS STOP and a WhatsApp STOP are separate.
+  const optedOut = prefetchedRead(async (delivery) => options.store.isOptedOut(readSmsPayload(delivery.payload).to));
   return {
     rateLimit: options.from?.startsWith('MG') === true ? SERVICE_RATE_LIMIT : LONG_CODE_RATE_LIMIT,
     // A send whose outcome was lost is looked for in Twilio's message list (find-sent.ts).
     findSent: createSmsFindSent({ client: options.client, from: options.from }),
+    prefetch: optedOut.start,
     async send(delivery) {
       const payload = readSmsPayload(delivery.payload);
       const { from } = options;
       if (from === undefined) throw new DeliveryError('TWILIO_SMS_FROM is not set: there is no number to send from.', { permanent: true });
-      // Opt-outs are kept per address as people write from it: an SMS STOP and a WhatsApp STOP are separate.
-      if (await options.store.isOptedOut(payload.to)) throw new DeliveryError(`${payload.to} opted out (STOP); nothing is sent until it sends START.`, { permanent: true, providerCode: '21610' });
+      if (await optedOut.take(delivery)) throw new DeliveryError(`${payload.to} opted out (STOP); nothing is sent until it sends START.`, { permanent: true, providerCode: '21610' });
       try {
         const message = await options.client.messages.create({
           to: payload.to,

@@ -75,9 +75,25 @@ describe('the WhatsApp intake', () => {
     expect(enqueued).toEqual(['whatsapp:group-1', 'whatsapp:wamid.tap']);
   });
 
-  it('rejects when noting the window fails, before anything is enqueued', async () => {
-    const { intake, enqueued } = intakeWith(() => Promise.resolve({ duplicate: false }), new Error('READONLY'));
+  it('notes the window before it starts the enqueue, in the same tick, so both leave in one socket write in that order', async () => {
+    const order: string[] = [];
+    const { intake, noted } = intakeWith(() => {
+      order.push(`enqueue after ${String(noted.length)} note`);
+      return Promise.resolve({ duplicate: false });
+    });
+    await intake.take(message());
+    expect(order).toEqual(['enqueue after 1 note']);
+  });
+
+  it('rejects when noting the window fails, so Meta delivers the message again; the enqueue beside it makes the repeat a duplicate', async () => {
+    let seen = false;
+    const { intake, enqueued } = intakeWith(() => {
+      const duplicate = seen;
+      seen = true;
+      return Promise.resolve({ duplicate });
+    }, new Error('READONLY'));
     await expect(intake.take(message())).rejects.toThrow('READONLY');
-    expect(enqueued).toEqual([]);
+    await expect(intake.take(message())).rejects.toThrow('READONLY');
+    expect(enqueued).toEqual(['whatsapp:wamid.intake', 'whatsapp:wamid.intake']);
   });
 });

@@ -20,9 +20,15 @@ export function createWhatsAppIntake(options: WhatsAppIntakeOptions): WhatsAppIn
   return {
     async take(event) {
       const injection = options.normalise(event);
-      // The person's own message opens their window, whatever happens to it next.
-      if (event.type === 'whatsapp-approval' || event.group === undefined) await options.windows.noteInbound(event.from, new Date(event.receivedAt));
-      const result = await options.enqueue(injection);
+      // The person's own message opens their window, whatever happens to it next. Noted in the
+      // enqueue's tick, ahead of it (one socket write, one round trip; Redis runs them in that
+      // order, so the answer's send sees the window): a failure of either fails the webhook, Meta
+      // delivers it again, and a second note or a repeated enqueue changes nothing.
+      const opensWindow = event.type === 'whatsapp-approval' || event.group === undefined;
+      const [, result] = await Promise.all([
+        opensWindow ? options.windows.noteInbound(event.from, new Date(event.receivedAt)) : undefined,
+        options.enqueue(injection),
+      ]);
       options.logger[result.duplicate ? 'debug' : 'info']({ channel: 'whatsapp', injection: injection.id, duplicate: result.duplicate }, 'whatsapp: message taken');
       return result;
     },

@@ -55,6 +55,20 @@ describe('the WhatsApp sender', () => {
     expect(transport.sent[0]).toMatchObject({ kind: 'text', to: GRACE });
   });
 
+  it('reads the window once when the outbound step prefetched it, and on demand when it did not', async () => {
+    const transport = recording();
+    let reads = 0;
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => { reads += 1; return Promise.resolve(true); } }, templates: TEMPLATES, clock });
+    const first = delivery(answer());
+    sender.prefetch?.(first);
+    expect(reads).toBe(1);
+    await sender.send(first);
+    expect(reads).toBe(1);
+    await sender.send(delivery(answer()));
+    expect(reads).toBe(2);
+    expect(transport.sent.map((message) => message.kind)).toEqual(['text', 'text']);
+  });
+
   it('sends the approval template with quick replies outside the window, and the notice template for other messages', async () => {
     const transport = recording();
     const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(false) }, templates: TEMPLATES, clock });

@@ -7,6 +7,7 @@
 import { DeliveryError } from '../../queues/delivery-error.ts';
 import type { ChannelSender, OutboundDelivery, SendIntent } from '../../queues/outbound-types.ts';
 import type { WhatsAppTemplate } from '../../src/runtime/app/app-types.ts';
+import { prefetchedRead } from '../kit/prefetched-read.ts';
 import type { ServiceWindows } from './service-window.ts';
 import type { WhatsAppOut, WhatsAppTransport } from './transport.ts';
 import { readWhatsAppPayload, type WhatsAppPayload } from './whatsapp-payload.ts';
@@ -57,8 +58,10 @@ export function createWhatsAppSender(options: WhatsAppSenderOptions): ChannelSen
   // Web: the session holder's record of what it sent answers; the Cloud API cannot be asked.
   const find = transport.findSent;
   const cloud = transport.via === 'cloud';
-  const windowOpen = async (payload: WhatsAppPayload): Promise<boolean> =>
-    !cloud || isGroup(payload.message.to) || (await options.windows.isOpen(payload.message.to, options.clock()));
+  const windowOpen = prefetchedRead(async (delivery): Promise<boolean> => {
+    const { to } = readWhatsAppPayload(delivery.payload).message;
+    return !cloud || isGroup(to) || (await options.windows.isOpen(to, options.clock()));
+  });
   return {
     // Cloud API: 80 messages a second per business number. Web: one a second, as a person would.
     rateLimit: cloud ? { max: 80, durationMs: 1000 } : { max: 1, durationMs: 1000 },
@@ -66,9 +69,10 @@ export function createWhatsAppSender(options: WhatsAppSenderOptions): ChannelSen
     // (error 131056 past it): a reply of a few messages goes at once, a stream of them is spaced.
     ...(cloud ? { destinationRateLimit: { max: 10, durationMs: 60_000 } } : {}),
     ...(find === undefined ? {} : { findSent: (delivery: OutboundDelivery, intent: SendIntent) => find(delivery.idempotencyKey, intent) }),
+    prefetch: windowOpen.start,
     async send(delivery) {
       const payload = readWhatsAppPayload(delivery.payload);
-      const message = (await windowOpen(payload)) ? payload.message : templateFor(payload, options.templates);
+      const message = (await windowOpen.take(delivery)) ? payload.message : templateFor(payload, options.templates);
       try {
         const { id } = await transport.send(message, delivery.idempotencyKey);
         return { providerMessageId: id, details: { kind: message.kind, via: transport.via } };
