@@ -94,6 +94,30 @@ describe('createRedisTaskStore', () => {
       expect(loads()).toBe(1);
     });
 
+    it('loads a copy the SDK can change as it does (status, history, metadata, artifacts in place) without changing what the call saved', async () => {
+      const store = createRedisTaskStore(await makeLog());
+      const call = peer('p1');
+      const answer: Artifact = { artifactId: 'a1', name: 'answer', description: '', parts: [...message('x', 'Corfu').parts], metadata: { turnId: 'turn-1' }, extensions: [] };
+      const saved: Task = { ...task(TaskState.TASK_STATE_WORKING, [message('m0', 'hi')]), artifacts: [answer], metadata: { peerId: 'p1' } };
+      const before = structuredClone(saved);
+      await store.save(saved, call);
+      const loaded = await store.load('t1', call);
+      if (loaded === undefined) throw new Error('no task');
+      // What the SDK's result manager does to a task it loaded, before it saves it.
+      loaded.status = { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined };
+      loaded.history = [...loaded.history, message('m1', 'done', Role.ROLE_AGENT)];
+      loaded.metadata = { ...loaded.metadata, extra: true };
+      const [first] = loaded.artifacts;
+      if (first === undefined) throw new Error('no artifact');
+      first.parts = [...first.parts, ...message('y', ', Tuesday').parts];
+      first.name = 'changed';
+      first.metadata = { ...first.metadata, appended: true };
+      loaded.artifacts.push({ ...answer, artifactId: 'a2' });
+      loaded.artifacts[0] = { ...answer, artifactId: 'a1', name: 'replaced' };
+      expect(saved).toEqual(before);
+      expect(await store.load('t1', call)).toEqual(before);
+    });
+
     it('answers the first load of a call from the task it created, and remembers nothing of a refused save', async () => {
       const raw = await makeLog();
       const { log, loads } = counting(raw);
