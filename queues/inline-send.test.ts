@@ -14,7 +14,7 @@ import { createDeliveryFailures } from './delivery-failures.ts';
 import { createDeliveryLedger } from './delivery-ledger.ts';
 import { createInlineSend, outboxKeys } from './inline-send.ts';
 import { sweepOutbox } from './outbox-sweeper.ts';
-import { attemptRecorder, outboundHarness, scriptedSender, waitForCounts } from './outbound-test-kit.ts';
+import { attemptRecorder, outboundHarness, prefetchingSender, scriptedSender, waitForCounts } from './outbound-test-kit.ts';
 import type { OutboundDelivery } from './outbound-types.ts';
 import { sampleDelivery, useTestResources } from './queue-test-kit.ts';
 
@@ -44,24 +44,15 @@ describe('Outbound.deliver', () => {
 
   it('starts the sender\'s own reads ahead of its claim, for the very delivery it then sends; a repeat is read for, not sent', async () => {
     const redis = resources.redis('worker');
-    const ledger = createDeliveryLedger({ redis, prefix: prefix() });
-    const prefetched: { delivery: OutboundDelivery; entry: Promise<unknown> }[] = [];
-    const sent: OutboundDelivery[] = [];
-    const sender = {
-      ...scriptedSender(),
-      // What the ledger held when the read ran: Redis runs one client's commands in order.
-      prefetch(delivery: OutboundDelivery) { prefetched.push({ delivery, entry: ledger.read(delivery.idempotencyKey) }); },
-      send(delivery: OutboundDelivery) { sent.push(delivery); return Promise.resolve({ providerMessageId: 'M1' }); },
-    };
+    const sender = prefetchingSender(redis, prefix());
     const out = outbound(redis, { senders: { slack: sender } });
-    const first = sampleDelivery('slack', 'k-pre');
-    await out.deliver(first);
     await out.deliver(sampleDelivery('slack', 'k-pre'));
-    expect(prefetched).toHaveLength(2);
-    expect(await prefetched[0]?.entry).toBeUndefined();
-    expect(await prefetched[1]?.entry).toMatchObject({ state: 'sent' });
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).toBe(prefetched[0]?.delivery);
+    await out.deliver(sampleDelivery('slack', 'k-pre'));
+    expect(sender.prefetched).toHaveLength(2);
+    expect(await sender.prefetched[0]?.entry).toBeUndefined();
+    expect(await sender.prefetched[1]?.entry).toMatchObject({ state: 'sent' });
+    expect(sender.sent).toHaveLength(1);
+    expect(sender.sent[0]).toBe(sender.prefetched[0]?.delivery);
   });
 
   it('queues deliveries over the destination limit behind each other, and sends them in order', async () => {

@@ -5,8 +5,8 @@ import { DeliveryError } from './delivery-error.ts';
 import { createDeliveryLedger } from './delivery-ledger.ts';
 import { outboundJobId } from './job-ids.ts';
 import { createOutbound, outboundQueueName } from './outbound-queue.ts';
-import type { ChannelRateLimit, OutboundDelivery } from './outbound-types.ts';
-import { outboundHarness, scriptedSender, waitForCounts } from './outbound-test-kit.ts';
+import type { ChannelRateLimit } from './outbound-types.ts';
+import { outboundHarness, prefetchingSender, scriptedSender, waitForCounts } from './outbound-test-kit.ts';
 import { redisOptionsOf, sampleDelivery, useTestResources } from './queue-test-kit.ts';
 
 const redisUrl = useRedis();
@@ -37,27 +37,15 @@ describe('createOutbound', () => {
 
   it('starts the sender\'s own reads for a queued delivery before it records the intent, for the very delivery it sends', async () => {
     const redis = resources.redis('worker');
-    const ledger = createDeliveryLedger({ redis, prefix: prefix() });
-    const prefetched: { delivery: OutboundDelivery; entry: Promise<unknown> }[] = [];
-    const sent: OutboundDelivery[] = [];
-    const sender = {
-      ...scriptedSender(),
-      prefetch(delivery: OutboundDelivery) {
-        prefetched.push({ delivery, entry: ledger.read(delivery.idempotencyKey) });
-      },
-      send(delivery: OutboundDelivery) {
-        sent.push(delivery);
-        return Promise.resolve({ providerMessageId: 'SM2' });
-      },
-    };
+    const sender = prefetchingSender(redis, prefix());
     const out = outbound(redis, { senders: { web: sender } });
     await out.enqueue(sampleDelivery('web', 'turn-2/part-0/web:c1'));
     out.startWorkers();
     await waitForCounts(inspector('web'), { completed: 1 });
-    expect(prefetched).toHaveLength(1);
-    expect(await prefetched[0]?.entry).toBeUndefined();
-    expect(sent).toEqual([prefetched[0]?.delivery]);
-    expect(sent[0]).toBe(prefetched[0]?.delivery);
+    expect(sender.prefetched).toHaveLength(1);
+    expect(await sender.prefetched[0]?.entry).toBeUndefined();
+    expect(sender.sent).toHaveLength(1);
+    expect(sender.sent[0]).toBe(sender.prefetched[0]?.delivery);
   });
 
   it('retries a send that failed twice with 503 and sends it once', async () => {

@@ -1,10 +1,12 @@
 /**
- * Helpers shared by the outbound queue tests: a scripted sender that records its calls, a
- * recorder of attempt events, and a poll for job counts. Not used by production code.
+ * Helpers shared by the outbound queue tests: a scripted sender that records its calls, a sender
+ * that records its prefetches, a recorder of attempt events, and a poll for job counts. Not used
+ * by production code.
  */
 import { Queue, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { expect, vi } from 'vitest';
+import { createDeliveryLedger } from './delivery-ledger.ts';
 import { createOutbound, outboundQueueName, type Outbound, type OutboundOptions } from './outbound-queue.ts';
 import type { ChannelSender, DeliveryAttemptEvent, OutboundDelivery, SendReceipt } from './outbound-types.ts';
 import type { TestResources } from './queue-test-kit.ts';
@@ -79,4 +81,32 @@ export async function waitForCounts(queue: Queue, counts: Partial<Record<JobType
     },
     { timeout, interval: 25 },
   );
+}
+
+/** A {@link prefetchingSender}'s record: each prefetch with the ledger entry its read saw, and each delivery sent. */
+export interface PrefetchRecord {
+  readonly prefetched: { readonly delivery: OutboundDelivery; readonly entry: Promise<unknown> }[];
+  readonly sent: OutboundDelivery[];
+}
+
+/**
+ * A sender whose `prefetch` reads the delivery's ledger entry on `redis` (Redis runs one client's
+ * commands in order, so the entry says whether the read ran before the claim) and whose `send`
+ * answers at once; both record the delivery object they were given.
+ */
+export function prefetchingSender(redis: Redis, prefix: string): ChannelSender & PrefetchRecord {
+  const ledger = createDeliveryLedger({ redis, prefix });
+  const prefetched: PrefetchRecord['prefetched'] = [];
+  const sent: OutboundDelivery[] = [];
+  return {
+    prefetched,
+    sent,
+    prefetch(delivery) {
+      prefetched.push({ delivery, entry: ledger.read(delivery.idempotencyKey) });
+    },
+    send(delivery) {
+      sent.push(delivery);
+      return Promise.resolve({ providerMessageId: `P${String(sent.length)}` });
+    },
+  };
 }
