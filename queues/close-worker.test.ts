@@ -42,7 +42,7 @@ describe('closeWorker', () => {
     });
     const close = vi.fn(() => new Promise<void>((resolve) => { client.once('end', resolve); }));
     const closing = closeWorker({ close } as unknown as Worker, client as unknown as Redis);
-    expect(close).toHaveBeenCalledExactlyOnceWith(false);
+    await vi.waitFor(() => { expect(close).toHaveBeenCalledExactlyOnceWith(false); });
     client.status = 'reconnecting';
     client.emit('reconnecting');
     await closing;

@@ -6,6 +6,12 @@
  * for, and their locks run out so another worker takes them after Redis is back. Redis can also
  * go away while a graceful close is under way (a process told to stop as Redis goes down): then
  * the worker's connection is ended, so that what the close waits on fails instead of waiting.
+ *
+ * The worker's blocking connection (BullMQ's duplicate for its fetch) reconnects on its own
+ * timer, and may still be waiting to reconnect after Redis came back, when the worker's own
+ * connection is ready again. A graceful close disconnects it and waits for it to end, which a
+ * client waiting to reconnect never does (bullmq#4656): the close would wait for ever. Such a
+ * blocking connection is dropped too, at the close or when it loses Redis during it.
  */
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -25,11 +31,37 @@ export async function closeWorker(worker: Worker | undefined, client: Redis | un
   if (worker === undefined) return;
   if (client === undefined) return worker.close(false);
   if (AWAY.has(client.status)) return worker.close(true);
-  const drop = (): void => { dropRedis(client); };
-  client.once('reconnecting', drop);
+  const watched = [client, await blockingClientOf(worker)].filter((each): each is Redis => each !== undefined);
+  const drops = watched.map((each) => {
+    const drop = (): void => { dropRedis(each); };
+    each.once('reconnecting', drop);
+    return { each, drop };
+  });
+  for (const { each, drop } of drops) if (each !== client && each.status === 'reconnecting') drop();
   try {
     await worker.close(false);
   } finally {
-    client.off('reconnecting', drop);
+    for (const { each, drop } of drops) each.off('reconnecting', drop);
   }
+}
+
+/** The part of a BullMQ worker that holds its blocking connection (public in BullMQ 6). */
+interface BlockingHolder {
+  readonly backend?: { readonly blockingConnection?: { readonly client: Promise<unknown> } };
+}
+
+/**
+ * The worker's blocking client, when it has one and has made it; never waits for a connection
+ * still being made (its promise is read only when already settled).
+ */
+async function blockingClientOf(worker: Worker): Promise<Redis | undefined> {
+  const pending = (worker as unknown as BlockingHolder).backend?.blockingConnection?.client;
+  if (pending === undefined) return undefined;
+  // Of two settled promises, the first listed wins: `undefined` only when the client is not made yet.
+  const made = await Promise.race([pending, Promise.resolve(undefined)]).catch(() => undefined);
+  return isIoredisClient(made) ? made : undefined;
+}
+
+function isIoredisClient(value: unknown): value is Redis {
+  return typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'string' && typeof (value as { once?: unknown }).once === 'function';
 }
