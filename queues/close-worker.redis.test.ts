@@ -7,7 +7,7 @@
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useKeyPrefix, useRedis } from '../test/support/redis.ts';
 import { waitFor } from '../test/support/wait-for.ts';
 import { closeWorker } from './close-worker.ts';
@@ -54,8 +54,9 @@ describe('closeWorker on a real worker', () => {
 
   it('closes gracefully, and leaves no listener behind, when both connections are ready', async () => {
     const { worker, client, blocking } = await idleWorker();
+    const close = vi.spyOn(worker, 'close');
     await closeWorker(worker, client);
-    expect(worker.closing).toBeDefined();
+    expect(close).toHaveBeenCalledExactlyOnceWith(false);
     expect(client.listenerCount('reconnecting')).toBe(0);
     expect(blocking.listenerCount('reconnecting')).toBe(0);
   });

@@ -51,6 +51,28 @@ describe('closeWorker', () => {
     expect(client.listenerCount('reconnecting')).toBe(0);
   });
 
+  it('drops the worker\'s blocking connection when it loses Redis during a graceful close, so the close ends', async () => {
+    // The worker's own connection stays ready; BullMQ's close waits for its blocking one to end.
+    const client = Object.assign(new EventEmitter(), { status: 'ready', disconnect: vi.fn(), connect: vi.fn() });
+    const blocking = Object.assign(new EventEmitter(), { status: 'ready', disconnect: vi.fn(), connect: vi.fn() });
+    blocking.connect.mockImplementation(() => {
+      blocking.emit('end');
+      return Promise.reject(new Error('refused'));
+    });
+    const close = vi.fn(() => new Promise<void>((resolve) => { blocking.once('end', resolve); }));
+    const worker = { close, backend: { blockingConnection: { client: Promise.resolve(blocking) } } } as unknown as Worker;
+    const closing = closeWorker(worker, client as unknown as Redis);
+    await vi.waitFor(() => { expect(close).toHaveBeenCalledExactlyOnceWith(false); });
+    expect(blocking.disconnect).not.toHaveBeenCalled();
+    blocking.status = 'reconnecting';
+    blocking.emit('reconnecting');
+    await closing;
+    expect(blocking.disconnect).toHaveBeenCalledOnce();
+    expect(client.disconnect).not.toHaveBeenCalled();
+    expect(blocking.listenerCount('reconnecting')).toBe(0);
+    expect(client.listenerCount('reconnecting')).toBe(0);
+  });
+
   it('leaves the connection alone when the graceful close ends first', async () => {
     const { worker } = fakeWorker();
     const client = Object.assign(new EventEmitter(), { status: 'ready', disconnect: vi.fn(), connect: vi.fn() });

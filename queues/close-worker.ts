@@ -31,18 +31,23 @@ export async function closeWorker(worker: Worker | undefined, client: Redis | un
   if (worker === undefined) return;
   if (client === undefined) return worker.close(false);
   if (AWAY.has(client.status)) return worker.close(true);
-  const watched = [client, await blockingClientOf(worker)].filter((each): each is Redis => each !== undefined);
-  const drops = watched.map((each) => {
-    const drop = (): void => { dropRedis(each); };
-    each.once('reconnecting', drop);
-    return { each, drop };
-  });
-  for (const { each, drop } of drops) if (each !== client && each.status === 'reconnecting') drop();
+  const blocking = await blockingClientOf(worker);
+  // Already waiting to reconnect: the end BullMQ's close waits for would never come.
+  if (blocking?.status === 'reconnecting') dropRedis(blocking);
+  const stopWatching = [client, blocking].map(dropWhenAway);
   try {
     await worker.close(false);
   } finally {
-    for (const { each, drop } of drops) each.off('reconnecting', drop);
+    for (const stop of stopWatching) stop();
   }
+}
+
+/** Drops `client` if it loses Redis from now on (none: nothing); returns how to stop watching it. */
+function dropWhenAway(client: Redis | undefined): () => void {
+  if (client === undefined) return () => undefined;
+  const drop = (): void => { dropRedis(client); };
+  client.once('reconnecting', drop);
+  return () => { client.off('reconnecting', drop); };
 }
 
 /** The part of a BullMQ worker that holds its blocking connection (public in BullMQ 6). */

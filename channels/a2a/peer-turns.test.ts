@@ -55,6 +55,34 @@ describe('peer turns', () => {
     expect((await log.load('task-c'))?.task.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
   });
 
+  it('names the first task in a repeat\'s refusal from the record read beside the enqueue, and reads it again only when that read failed', async () => {
+    const redis = await connect();
+    const real = createPeerMessages({ redis, prefix: prefix() });
+    await real.firstTask(PEER.id, 'm-4', 'task-first');
+    let reads = 0;
+    let failNext = false;
+    const counted: PeerMessages = {
+      firstTask: (peerId, messageId, taskId) => {
+        reads += 1;
+        if (!failNext) return real.firstTask(peerId, messageId, taskId);
+        failNext = false;
+        return Promise.reject(new Error('READONLY'));
+      },
+      claim: (peerId, messageId, taskId) => real.claim(peerId, messageId, taskId),
+    };
+    const { turns, log } = await turnsWith(() => Promise.resolve({ duplicate: true }), counted);
+    await turns.start(request('task-e', 'm-4'));
+    expect(reads).toBe(1);
+    failNext = true;
+    await turns.start(request('task-f', 'm-4'));
+    expect(reads).toBe(3);
+    for (const id of ['task-e', 'task-f']) {
+      const refused = await log.load(id);
+      expect(refused?.task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+      expect(JSON.stringify(refused?.task.status?.message)).toContain('as task task-first');
+    }
+  });
+
   it('fails the stored task and rejects when the message cannot be enqueued', async () => {
     const { turns, log } = await turnsWith(() => Promise.reject(new Error('Connection is closed.')));
     await expect(turns.start(request('task-d', 'm-3'))).rejects.toThrow('Connection is closed.');

@@ -111,7 +111,7 @@ export function createPeerTurns(options: PeerTurnsOptions) {
         const { duplicate } = enqueued.value;
         const first = recorded.status === 'fulfilled' ? recorded.value : undefined;
         if (!duplicate && first !== taskId) await options.messages.claim(peer.id, message.messageId, taskId);
-        if (duplicate) await refuseDuplicate(log, injection.id, message.messageId, { taskId, contextId }, await options.messages.firstTask(peer.id, message.messageId, taskId));
+        if (duplicate) await refuseDuplicate(log, injection.id, message.messageId, { taskId, contextId }, first ?? (await options.messages.firstTask(peer.id, message.messageId, taskId)));
       } catch (error) {
         // The task is stored: it must not be left submitted forever when its message was not.
         await failTask(log, { taskId, contextId }, injection.id, error);
