@@ -60,7 +60,9 @@ export interface ChannelSender {
    * as the script that claims the delivery, so those reads leave in the claim's socket write
    * instead of a round trip of their own after it; `send` is then given the same delivery object.
    * It may be called for a delivery that is then not sent (the claim found it sent, or held it
-   * back), and `send` may be called without it. Must not throw. Default: none.
+   * back), and `send` may be called without it, or well after it (the claim settled an unknown
+   * outcome with the provider first): `send` must not trust an old read (`prefetchedRead` reads
+   * again past its age). Must not throw. Default: none.
    */
   prefetch?(delivery: OutboundDelivery): void;
   /**

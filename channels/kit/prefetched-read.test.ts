@@ -39,6 +39,22 @@ describe('a prefetched read', () => {
     expect(calls).toEqual(['+15550100', '+15550199']);
   });
 
+  it('reads again for a send that comes later than the read\'s age allows (the claim asked the provider first)', async () => {
+    const { read, calls } = counting();
+    let clock = 0;
+    const reads = prefetchedRead(read, { maxAgeMs: 1000, now: () => clock });
+    const fresh = delivery('+15550100');
+    reads.start(fresh);
+    clock = 1000;
+    expect(await reads.take(fresh)).toBe('+15550100');
+    expect(calls).toHaveLength(1);
+    const late = delivery('+15550101');
+    reads.start(late);
+    clock = 2001;
+    expect(await reads.take(late)).toBe('+15550101');
+    expect(calls).toEqual(['+15550100', '+15550101', '+15550101']);
+  });
+
   it('gives a failed read\'s error to the send that takes it, and leaves no unhandled rejection when none does', async () => {
     const unhandled: unknown[] = [];
     const listener = (reason: unknown): void => { unhandled.push(reason); };

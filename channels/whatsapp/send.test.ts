@@ -69,6 +69,20 @@ describe('the WhatsApp sender', () => {
     expect(transport.sent.map((message) => message.kind)).toEqual(['text', 'text']);
   });
 
+  it('reads the window again when the send comes long after its prefetch, and sends the template once it closed', async () => {
+    const transport = recording();
+    let now = Date.parse('2030-01-01T10:00:00.000Z');
+    let open = true;
+    const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(open) }, templates: TEMPLATES, clock: () => new Date(now) });
+    const late = delivery(answer());
+    sender.prefetch?.(late);
+    // The claim found an earlier send's outcome unknown and asked Meta first; the window closed meanwhile.
+    open = false;
+    now += 5000;
+    await sender.send(late);
+    expect(transport.sent.map((message) => message.kind)).toEqual(['template']);
+  });
+
   it('sends the approval template with quick replies outside the window, and the notice template for other messages', async () => {
     const transport = recording();
     const sender = createWhatsAppSender({ transport, windows: { isOpen: () => Promise.resolve(false) }, templates: TEMPLATES, clock });

@@ -58,10 +58,11 @@ export function createWhatsAppSender(options: WhatsAppSenderOptions): ChannelSen
   // Web: the session holder's record of what it sent answers; the Cloud API cannot be asked.
   const find = transport.findSent;
   const cloud = transport.via === 'cloud';
+  // Judged on the sender's clock, as the window is: a read older than its default age is made again.
   const windowOpen = prefetchedRead(async (delivery): Promise<boolean> => {
     const { to } = readWhatsAppPayload(delivery.payload).message;
     return !cloud || isGroup(to) || (await options.windows.isOpen(to, options.clock()));
-  });
+  }, { now: () => options.clock().getTime() });
   return {
     // Cloud API: 80 messages a second per business number. Web: one a second, as a person would.
     rateLimit: cloud ? { max: 80, durationMs: 1000 } : { max: 1, durationMs: 1000 },
